@@ -1,0 +1,254 @@
+//! The Redis side of the commands: argument access, key access, the one reply path, and the
+//! command table. Each command family lives in its own file.
+
+pub mod add;
+pub mod exists;
+pub mod reserve;
+
+use std::ffi::{c_int, CString};
+
+use redis_module::raw;
+
+use crate::core::{Chain, ChainError, ChainParams};
+use crate::datatype::BLOOM_TYPE;
+use crate::{config, errors};
+
+/// Hash seed of filters created before per-filter random seeds: one fixed value, so that a
+/// replica or an AOF replay that re-runs the command builds identical bits.
+pub const FIXED_SEED: u64 = 0x7273_626c_6f6f_6d31; // "rsbloom1"
+
+/// The arguments of one command call.
+pub struct Args<'a>(&'a [*mut raw::RedisModuleString]);
+
+impl Args<'_> {
+    pub fn len(&self) -> usize {
+        self.0.len()
+    }
+
+    /// Argument `i` as bytes.
+    pub fn get(&self, i: usize) -> &[u8] {
+        let mut len = 0usize;
+        // SAFETY: argv entries are valid strings for the duration of the command call.
+        let ptr = unsafe { raw::RedisModule_StringPtrLen.unwrap()(self.0[i], &mut len) };
+        // SAFETY: Redis guarantees `ptr` points to `len` readable bytes.
+        unsafe { std::slice::from_raw_parts(ptr.cast::<u8>(), len) }
+    }
+
+    fn raw(&self, i: usize) -> *mut raw::RedisModuleString {
+        self.0[i]
+    }
+}
+
+/// The calling context: replies, keys, replication and notifications.
+pub struct Ctx(*mut raw::RedisModuleCtx);
+
+impl Ctx {
+    pub fn reply_ok(&self) {
+        // SAFETY (all reply calls): `self.0` is the live context of the running command.
+        unsafe { raw::RedisModule_ReplyWithSimpleString.unwrap()(self.0, c"OK".as_ptr()) };
+    }
+
+    pub fn reply_error(&self, text: &str) {
+        let text = CString::new(text).unwrap_or_else(|_| c"ERR invalid error text".to_owned());
+        // SAFETY: see `reply_ok`; `text` is NUL-terminated.
+        unsafe { raw::RedisModule_ReplyWithError.unwrap()(self.0, text.as_ptr()) };
+    }
+
+    /// A boolean: RESP3 `#t`/`#f`, RESP2 `:1`/`:0`.
+    pub fn reply_bool(&self, b: bool) {
+        // SAFETY: see `reply_ok`.
+        unsafe { raw::RedisModule_ReplyWithBool.unwrap()(self.0, c_int::from(b)) };
+    }
+
+    pub fn reply_array(&self, len: usize) {
+        // SAFETY: see `reply_ok`.
+        unsafe { raw::RedisModule_ReplyWithArray.unwrap()(self.0, len as _) };
+    }
+
+    /// Starts an array whose length is set later with [`Ctx::set_array_len`].
+    pub fn reply_postponed_array(&self) {
+        // SAFETY: see `reply_ok`.
+        unsafe {
+            raw::RedisModule_ReplyWithArray.unwrap()(self.0, raw::REDISMODULE_POSTPONED_LEN as _)
+        };
+    }
+
+    pub fn set_array_len(&self, len: usize) {
+        // SAFETY: see `reply_ok`; follows a postponed array.
+        unsafe { raw::RedisModule_ReplySetArrayLength.unwrap()(self.0, len as _) };
+    }
+
+    pub fn reply_wrong_arity(&self) {
+        // SAFETY: see `reply_ok`.
+        unsafe { raw::RedisModule_WrongArity.unwrap()(self.0) };
+    }
+
+    /// Replicates the command as it was received.
+    pub fn replicate_verbatim(&self) {
+        // SAFETY: see `reply_ok`.
+        unsafe { raw::RedisModule_ReplicateVerbatim.unwrap()(self.0) };
+    }
+
+    /// Emits a keyspace event of class `d` (module) named `event` for `key`.
+    pub fn notify(&self, event: &std::ffi::CStr, args: &Args, key: usize) {
+        // SAFETY: see `reply_ok`; the key string lives for the whole call.
+        unsafe {
+            raw::RedisModule_NotifyKeyspaceEvent.unwrap()(
+                self.0,
+                raw::REDISMODULE_NOTIFY_MODULE as c_int,
+                event.as_ptr(),
+                args.raw(key),
+            )
+        };
+    }
+
+    /// Opens key `args[i]` for reading or writing.
+    pub fn open_key(&self, args: &Args, i: usize, write: bool) -> Key {
+        let mode = if write {
+            raw::REDISMODULE_READ | raw::REDISMODULE_WRITE
+        } else {
+            raw::REDISMODULE_READ
+        };
+        // SAFETY: live context and key name; the handle is closed in Key's Drop.
+        let ptr = unsafe { raw::RedisModule_OpenKey.unwrap()(self.0, args.raw(i), mode as c_int) };
+        Key(ptr.cast())
+    }
+}
+
+/// What a key holds.
+pub enum Slot<'a> {
+    Empty,
+    Bloom(&'a mut Chain),
+    Other,
+}
+
+/// An open key, closed on drop.
+pub struct Key(*mut raw::RedisModuleKey);
+
+impl Key {
+    pub fn slot(&self) -> Slot<'_> {
+        // SAFETY: KeyType and ModuleTypeGetType accept the (possibly NULL) handle OpenKey gave.
+        let kind = unsafe { raw::RedisModule_KeyType.unwrap()(self.0) };
+        if kind as isize == raw::REDISMODULE_KEYTYPE_EMPTY {
+            return Slot::Empty;
+        }
+        if kind as isize != raw::REDISMODULE_KEYTYPE_MODULE
+            // SAFETY: as above.
+            || unsafe { raw::RedisModule_ModuleTypeGetType.unwrap()(self.0) } != *BLOOM_TYPE.raw_type.borrow()
+        {
+            return Slot::Other;
+        }
+        // SAFETY: the key holds our type, whose value is a `Box<Chain>` we created; the key
+        // stays open (and the value alive) for as long as the borrow of `self`.
+        Slot::Bloom(unsafe {
+            &mut *raw::RedisModule_ModuleTypeGetValue.unwrap()(self.0).cast::<Chain>()
+        })
+    }
+
+    /// Stores a new chain in an empty key opened for writing and returns it.
+    pub fn create(&self, chain: Chain) -> &mut Chain {
+        let value = Box::into_raw(Box::new(chain));
+        // SAFETY: the key is open for writing and empty; ownership of `value` passes to Redis,
+        // which frees it through the type's free callback.
+        unsafe {
+            raw::RedisModule_ModuleTypeSetValue.unwrap()(
+                self.0,
+                *BLOOM_TYPE.raw_type.borrow(),
+                value.cast(),
+            )
+        };
+        // SAFETY: `value` is alive while the key is: Redis owns it now.
+        unsafe { &mut *value }
+    }
+}
+
+impl Drop for Key {
+    fn drop(&mut self) {
+        // SAFETY: the handle came from OpenKey (NULL is accepted) and is closed once.
+        unsafe { raw::RedisModule_CloseKey.unwrap()(self.0) };
+    }
+}
+
+/// Creates a chain with the module's limit, or the error text to reply.
+pub fn new_chain(
+    error: f64,
+    capacity: u64,
+    expansion: u32,
+    nonscaling: bool,
+) -> Result<Chain, String> {
+    let params = ChainParams {
+        error,
+        capacity,
+        expansion,
+        nonscaling,
+        seed: FIXED_SEED,
+        max_bytes: config::max_filter_bytes(),
+    };
+    Chain::new(&params).map_err(|e| chain_error_text(&e))
+}
+
+/// The reply text of a chain error.
+pub fn chain_error_text(e: &ChainError) -> String {
+    match e {
+        ChainError::Full => errors::FULL.to_string(),
+        ChainError::TooLarge { needed, limit } => errors::too_large(*needed, *limit),
+        ChainError::CannotGrow => errors::CANNOT_GROW.to_string(),
+    }
+}
+
+type Handler = fn(&Ctx, &Args);
+
+/// Runs a handler, turning a panic into an error reply instead of a crashed server.
+fn dispatch(
+    ctx: *mut raw::RedisModuleCtx,
+    argv: *mut *mut raw::RedisModuleString,
+    argc: c_int,
+    f: Handler,
+) -> c_int {
+    // SAFETY: Redis passes `argc` valid argument pointers.
+    let argv = unsafe { std::slice::from_raw_parts(argv, argc as usize) };
+    let ctx = Ctx(ctx);
+    let args = Args(argv);
+    if std::panic::catch_unwind(std::panic::AssertUnwindSafe(|| f(&ctx, &args))).is_err() {
+        ctx.reply_error("ERR internal error in rsbloom (the command was not applied)");
+    }
+    raw::Status::Ok as c_int
+}
+
+macro_rules! command_table {
+    ($( $name:literal => $handler:path, $flags:literal; )*) => {
+        /// Registers every command: key at position 1 (first 1, last 1, step 1).
+        pub fn register(ctx: *mut raw::RedisModuleCtx) -> Result<(), String> {
+            $(
+                {
+                    extern "C" fn entry(
+                        ctx: *mut raw::RedisModuleCtx,
+                        argv: *mut *mut raw::RedisModuleString,
+                        argc: c_int,
+                    ) -> c_int {
+                        dispatch(ctx, argv, argc, $handler)
+                    }
+                    let name = CString::new($name).expect("static name");
+                    let flags = CString::new($flags).expect("static flags");
+                    // SAFETY: called from OnLoad with its live context.
+                    let status = unsafe {
+                        raw::RedisModule_CreateCommand.unwrap()(
+                            ctx, name.as_ptr(), Some(entry), flags.as_ptr(), 1, 1, 1,
+                        )
+                    };
+                    if status != raw::Status::Ok as c_int {
+                        return Err(format!("could not register {}", $name));
+                    }
+                }
+            )*
+            Ok(())
+        }
+    };
+}
+
+command_table! {
+    "bf.reserve" => reserve::reserve, "write deny-oom";
+    "bf.add" => add::add, "write deny-oom";
+    "bf.madd" => add::madd, "write deny-oom";
+    "bf.exists" => exists::exists, "readonly fast";
+}

@@ -1,0 +1,109 @@
+//! Hashing: one 128-bit hash per item, split into two 64-bit halves for Kirsch–Mitzenmacher
+//! double hashing (`h1 + i*h2`), and multiply-shift range reduction instead of `%`.
+//! RedisBloom's MurmurHash64A pair is here too, for links that came from RedisBloom.
+
+use xxhash_rust::xxh3::xxh3_128_with_seed;
+
+/// The two halves of an item's hash.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct ItemHash {
+    pub h1: u64,
+    pub h2: u64,
+}
+
+impl ItemHash {
+    /// rsbloom's hash: xxh3-128 under the filter's seed. `h2` is forced odd so that the probe
+    /// sequence never collapses onto one position.
+    #[inline]
+    pub fn native(item: &[u8], seed: u64) -> Self {
+        let h = xxh3_128_with_seed(item, seed);
+        ItemHash {
+            h1: h as u64,
+            h2: ((h >> 64) as u64) | 1,
+        }
+    }
+
+    /// RedisBloom's hash pair (64-bit mode): `a = murmur(item, 0xc6a4a7935bd1e995)`,
+    /// `b = murmur(item, a)`.
+    pub fn redisbloom(item: &[u8]) -> Self {
+        let a = murmur64a(item, 0xc6a4a7935bd1e995);
+        ItemHash {
+            h1: a,
+            h2: murmur64a(item, a),
+        }
+    }
+
+    /// The `i`-th probe as a raw 64-bit value.
+    #[inline(always)]
+    pub fn probe(&self, i: u32) -> u64 {
+        self.h1.wrapping_add(u64::from(i).wrapping_mul(self.h2))
+    }
+}
+
+/// Maps a uniform 64-bit value onto `0..n` (Lemire's multiply-shift).
+#[inline(always)]
+pub fn reduce(x: u64, n: u64) -> u64 {
+    ((u128::from(x) * u128::from(n)) >> 64) as u64
+}
+
+/// Austin Appleby's MurmurHash64A.
+pub fn murmur64a(data: &[u8], seed: u64) -> u64 {
+    const M: u64 = 0xc6a4a7935bd1e995;
+    const R: u32 = 47;
+    let mut h = seed ^ (data.len() as u64).wrapping_mul(M);
+    let mut chunks = data.chunks_exact(8);
+    for chunk in &mut chunks {
+        let mut k = u64::from_le_bytes(chunk.try_into().expect("8-byte chunk"));
+        k = k.wrapping_mul(M);
+        k ^= k >> R;
+        k = k.wrapping_mul(M);
+        h ^= k;
+        h = h.wrapping_mul(M);
+    }
+    let tail = chunks.remainder();
+    if !tail.is_empty() {
+        for (i, &b) in tail.iter().enumerate() {
+            h ^= u64::from(b) << (8 * i);
+        }
+        h = h.wrapping_mul(M);
+    }
+    h ^= h >> R;
+    h = h.wrapping_mul(M);
+    h ^= h >> R;
+    h
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn redisbloom_vectors() {
+        let cases: [(&[u8], u64, u64); 4] = [
+            (b"", 0x1ab11ea5a7b2c56e, 0xbbddcb5ab56dd547),
+            (b"foo", 0x822b4f99b121f10d, 0x9d63d52a557f61c2),
+            (b"hello world!", 0x6fc090f3e01a7b8c, 0xac7352133b63861a),
+            (b"12345678", 0x700bea34339441c4, 0x94ccce0994c5c064),
+        ];
+        for (item, a, b) in cases {
+            assert_eq!(ItemHash::redisbloom(item), ItemHash { h1: a, h2: b });
+        }
+    }
+
+    #[test]
+    fn native_depends_on_seed_and_h2_is_odd() {
+        let a = ItemHash::native(b"x", 1);
+        let b = ItemHash::native(b"x", 2);
+        assert_ne!(a, b);
+        assert_eq!(a.h2 & 1, 1);
+    }
+
+    #[test]
+    fn reduce_stays_in_range() {
+        for n in [1u64, 7, 1152, u64::MAX] {
+            for x in [0u64, 1, u64::MAX / 3, u64::MAX] {
+                assert!(reduce(x, n) < n);
+            }
+        }
+    }
+}

@@ -1,0 +1,123 @@
+//! One link of a chain: a fixed-size Bloom filter with its own capacity and error rate.
+
+use bitvec::prelude::{BitBox, BitVec, Lsb0};
+
+use super::hash::{reduce, ItemHash};
+use super::sizing::Geometry;
+
+/// How a link maps an item onto bits. Stored per link in every serialised form, so a chain can
+/// hold links of different layouts (a filter migrated from RedisBloom keeps its old links and
+/// grows new native ones).
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Layout {
+    /// rsbloom's classic layout: xxh3-128 under the filter seed, probes `h1 + i*h2` reduced by
+    /// multiply-shift.
+    Classic = 1,
+    /// RedisBloom's layout (64-bit mode): MurmurHash64A pair, probes `(a + i*b) mod bits`.
+    RedisBloom = 2,
+}
+
+impl Layout {
+    /// The tag written to disk.
+    pub fn tag(self) -> u64 {
+        self as u64
+    }
+
+    /// The layout for a tag read from disk.
+    pub fn from_tag(tag: u64) -> Option<Self> {
+        match tag {
+            1 => Some(Layout::Classic),
+            2 => Some(Layout::RedisBloom),
+            _ => None,
+        }
+    }
+}
+
+/// One fixed-size Bloom filter.
+#[derive(Debug, Clone, PartialEq)]
+pub struct Link {
+    pub layout: Layout,
+    /// Items this link is sized for.
+    pub capacity: u64,
+    /// The error rate this link was sized for.
+    pub error: f64,
+    pub hashes: u32,
+    /// Items added to this link (adds that set at least one new bit).
+    pub items: u64,
+    bits: BitBox<u64, Lsb0>,
+}
+
+impl Link {
+    /// A zeroed link of the given geometry.
+    pub fn new(layout: Layout, capacity: u64, error: f64, geometry: Geometry) -> Self {
+        let words = vec![0u64; (geometry.bits / 64) as usize];
+        Link {
+            layout,
+            capacity,
+            error,
+            hashes: geometry.hashes,
+            items: 0,
+            bits: BitVec::from_vec(words).into_boxed_bitslice(),
+        }
+    }
+
+    /// Number of bits.
+    pub fn bit_count(&self) -> u64 {
+        self.bits.len() as u64
+    }
+
+    /// Bytes of bit storage.
+    pub fn byte_count(&self) -> u64 {
+        self.bit_count() / 8
+    }
+
+    /// Whether the link holds as many items as it was sized for.
+    pub fn is_full(&self) -> bool {
+        self.items >= self.capacity
+    }
+
+    #[inline(always)]
+    fn position(&self, hash: &ItemHash, i: u32) -> u64 {
+        let x = hash.probe(i);
+        match self.layout {
+            Layout::Classic => reduce(x, self.bit_count()),
+            Layout::RedisBloom => x % self.bit_count(),
+        }
+    }
+
+    /// Whether every probe of `hash` is set.
+    #[inline]
+    pub fn contains(&self, hash: &ItemHash) -> bool {
+        let words = self.bits.as_raw_slice();
+        (0..self.hashes).all(|i| {
+            let p = self.position(hash, i);
+            words[(p >> 6) as usize] & (1u64 << (p & 63)) != 0
+        })
+    }
+
+    /// Sets every probe of `hash`; true when at least one bit was new.
+    #[inline]
+    pub fn insert(&mut self, hash: &ItemHash) -> bool {
+        let mut changed = 0u64;
+        for i in 0..self.hashes {
+            let p = self.position(hash, i);
+            let words = self.bits.as_raw_mut_slice();
+            let word = &mut words[(p >> 6) as usize];
+            let mask = 1u64 << (p & 63);
+            changed |= !*word & mask;
+            *word |= mask;
+        }
+        changed != 0
+    }
+
+    /// The bit array as 64-bit words; bit `x` is bit `x % 64` of word `x / 64`, which on disk
+    /// (little-endian words) is RedisBloom's "lowest bit of each byte first".
+    pub fn words(&self) -> &[u64] {
+        self.bits.as_raw_slice()
+    }
+
+    /// Mutable access to the words, for loading.
+    pub fn words_mut(&mut self) -> &mut [u64] {
+        self.bits.as_raw_mut_slice()
+    }
+}

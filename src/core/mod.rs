@@ -1,0 +1,11 @@
+//! The Bloom filter core: sizing, hashing, bit storage, links, the scalable chain and the
+//! serialisation format. Nothing in here knows about Redis, so it is unit-tested on its own.
+
+pub mod chain;
+pub mod codec;
+pub mod hash;
+pub mod link;
+pub mod sizing;
+
+pub use chain::{AddOutcome, Chain, ChainError, ChainParams};
+pub use link::{Layout, Link};

@@ -1,0 +1,153 @@
+//! The `MBbloom--` data type: its callbacks (RDB save/load, free, memory usage) and typed
+//! access to keys holding it.
+
+use std::ffi::{c_int, c_void};
+use std::os::raw::c_char;
+
+use redis_module::native_types::RedisType;
+use redis_module::raw;
+
+use crate::core::codec::{self, DecodeError, FieldReader, FieldWriter};
+use crate::core::{Chain, Link};
+
+/// The data type, named as RedisBloom names it so that TYPE answers the same.
+pub static BLOOM_TYPE: RedisType = RedisType::new(
+    "MBbloom--",
+    codec::ENCODING_VERSION,
+    raw::RedisModuleTypeMethods {
+        version: raw::REDISMODULE_TYPE_METHOD_VERSION as u64,
+        rdb_load: Some(rdb_load),
+        rdb_save: Some(rdb_save),
+        aof_rewrite: None,
+        mem_usage: Some(mem_usage),
+        digest: None,
+        free: Some(free),
+        aux_load: None,
+        aux_save: None,
+        aux_save_triggers: 0,
+        free_effort: None,
+        unlink: None,
+        copy: None,
+        defrag: None,
+        mem_usage2: None,
+        free_effort2: None,
+        unlink2: None,
+        copy2: None,
+        aux_save2: None,
+    },
+);
+
+/// Bytes a chain takes in memory: its structs plus the bit arrays.
+pub fn memory_of(chain: &Chain) -> usize {
+    std::mem::size_of::<Chain>()
+        + chain.links.capacity() * std::mem::size_of::<Link>()
+        + chain.bit_bytes() as usize
+}
+
+struct RdbWriter(*mut raw::RedisModuleIO);
+
+impl FieldWriter for RdbWriter {
+    fn unsigned(&mut self, v: u64) {
+        // SAFETY: the IO handle is the live one Redis passed to rdb_save.
+        unsafe { raw::RedisModule_SaveUnsigned.unwrap()(self.0, v) }
+    }
+    fn double(&mut self, v: f64) {
+        // SAFETY: as above.
+        unsafe { raw::RedisModule_SaveDouble.unwrap()(self.0, v) }
+    }
+    fn bytes(&mut self, v: &[u8]) {
+        // SAFETY: as above; Redis copies `v.len()` bytes from a valid slice.
+        unsafe { raw::RedisModule_SaveStringBuffer.unwrap()(self.0, v.as_ptr().cast(), v.len()) }
+    }
+}
+
+struct RdbReader(*mut raw::RedisModuleIO);
+
+impl RdbReader {
+    fn check(&self) -> Result<(), DecodeError> {
+        // SAFETY: the IO handle is the live one Redis passed to rdb_load.
+        if unsafe { raw::RedisModule_IsIOError.unwrap()(self.0) } != 0 {
+            Err(DecodeError("I/O error or truncated RDB"))
+        } else {
+            Ok(())
+        }
+    }
+}
+
+impl FieldReader for RdbReader {
+    fn unsigned(&mut self) -> Result<u64, DecodeError> {
+        // SAFETY: live IO handle; with HANDLE_IO_ERRORS a failed read returns 0 and sets the
+        // error flag, which `check` reads.
+        let v = unsafe { raw::RedisModule_LoadUnsigned.unwrap()(self.0) };
+        self.check().map(|_| v)
+    }
+    fn double(&mut self) -> Result<f64, DecodeError> {
+        // SAFETY: as above.
+        let v = unsafe { raw::RedisModule_LoadDouble.unwrap()(self.0) };
+        self.check().map(|_| v)
+    }
+    fn bytes_into(&mut self, dst: &mut [u8]) -> Result<(), DecodeError> {
+        let mut len = 0usize;
+        // SAFETY: as above; the returned buffer is ours to free with RedisModule_Free.
+        let buf: *mut c_char =
+            unsafe { raw::RedisModule_LoadStringBuffer.unwrap()(self.0, &mut len) };
+        self.check()?;
+        if buf.is_null() {
+            return Err(DecodeError("missing bit array"));
+        }
+        let ok = len == dst.len();
+        if ok {
+            // SAFETY: `buf` holds `len` bytes, equal to `dst.len()`; the regions are distinct.
+            unsafe { std::ptr::copy_nonoverlapping(buf.cast::<u8>(), dst.as_mut_ptr(), len) };
+        }
+        // SAFETY: `buf` came from LoadStringBuffer and is freed exactly once.
+        unsafe { raw::RedisModule_Free.unwrap()(buf.cast()) };
+        if ok {
+            Ok(())
+        } else {
+            Err(DecodeError("bit array of the wrong length"))
+        }
+    }
+}
+
+extern "C" fn rdb_save(rdb: *mut raw::RedisModuleIO, value: *mut c_void) {
+    // SAFETY: Redis passes a value this module created with `Box<Chain>`.
+    let chain = unsafe { &*value.cast::<Chain>() };
+    codec::encode(chain, &mut RdbWriter(rdb));
+}
+
+extern "C" fn rdb_load(rdb: *mut raw::RedisModuleIO, encver: c_int) -> *mut c_void {
+    if encver != codec::ENCODING_VERSION {
+        log_io_warning(
+            rdb,
+            &format!("cannot load MBbloom-- encoding version {encver}"),
+        );
+        return std::ptr::null_mut();
+    }
+    match codec::decode(&mut RdbReader(rdb)) {
+        Ok(chain) => Box::into_raw(Box::new(chain)).cast(),
+        Err(DecodeError(why)) => {
+            log_io_warning(rdb, &format!("refusing corrupt bloom filter: {why}"));
+            std::ptr::null_mut()
+        }
+    }
+}
+
+fn log_io_warning(rdb: *mut raw::RedisModuleIO, msg: &str) {
+    let level = c"warning";
+    let text = std::ffi::CString::new(msg.replace('\0', " ")).expect("no NUL left");
+    // SAFETY: live IO handle and NUL-terminated strings; "%s" keeps the text from being a format.
+    unsafe {
+        raw::RedisModule_LogIOError.unwrap()(rdb, level.as_ptr(), c"%s".as_ptr(), text.as_ptr())
+    };
+}
+
+extern "C" fn free(value: *mut c_void) {
+    // SAFETY: Redis hands back a value created with `Box<Chain>`, once.
+    drop(unsafe { Box::from_raw(value.cast::<Chain>()) });
+}
+
+extern "C" fn mem_usage(value: *const c_void) -> usize {
+    // SAFETY: Redis passes a value this module created with `Box<Chain>`.
+    memory_of(unsafe { &*value.cast::<Chain>() })
+}

@@ -1,0 +1,26 @@
+//! Every error reply text, in one table. The texts are RedisBloom 2.8.2's, byte for byte
+//! (several lack the `ERR` prefix, and the error-rate range text ends in a space), plus
+//! rsbloom's own for the cases RedisBloom mishandles.
+
+pub const BAD_ERROR_RATE: &str = "ERR bad error rate";
+pub const ERROR_RATE_RANGE: &str = "ERR (0 < error rate range < 1) ";
+pub const BAD_CAPACITY: &str = "ERR bad capacity";
+pub const CAPACITY_RANGE: &str = "ERR (capacity should be larger than 0)";
+pub const NO_EXPANSION: &str = "ERR no expansion";
+pub const BAD_EXPANSION: &str = "ERR bad expansion";
+pub const EXPANSION_RANGE: &str = "ERR expansion should be greater or equal to 1";
+pub const NONSCALING_EXPANSION: &str = "Nonscaling filters cannot expand";
+pub const ITEM_EXISTS: &str = "ERR item exists";
+pub const WRONG_TYPE: &str = "WRONGTYPE Operation against a key holding the wrong kind of value";
+pub const FULL: &str = "ERR non scaling filter is full";
+pub const UNKNOWN_RESERVE_ARGUMENT: &str = "ERR unknown argument for BF.RESERVE";
+pub const CANNOT_GROW: &str =
+    "ERR cannot add a link: its error rate or capacity is out of range (error underflow)";
+
+/// The per-filter memory limit error, naming the limit and the module argument that sets it.
+pub fn too_large(needed: u64, limit: u64) -> String {
+    format!(
+        "ERR filter would need {needed} bytes, over the per-filter limit of {limit} bytes \
+         (module argument MAX_FILTER_BYTES)"
+    )
+}

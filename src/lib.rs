@@ -1,0 +1,95 @@
+//! rsbloom: a Redis module with native Bloom filters, wire-compatible with RedisBloom's BF.*
+//! commands. `core` is pure Rust; the rest is the thin Redis layer. This file is the module
+//! table: identity, data type, commands.
+
+#[cfg(target_endian = "big")]
+compile_error!("rsbloom stores bit arrays as little-endian words and needs a little-endian target");
+
+pub mod args;
+pub mod commands;
+pub mod config;
+pub mod core;
+pub mod datatype;
+pub mod errors;
+
+use std::ffi::c_int;
+
+use redis_module::alloc::RedisAlloc;
+use redis_module::{raw, Context};
+
+use datatype::BLOOM_TYPE;
+
+/// RedisBloom's command level that rsbloom implements: clients look for module `bf` and gate
+/// features on this version.
+pub const MODULE_VERSION: i32 = 20802;
+
+/// Every allocation goes through Redis's allocator, so INFO memory and maxmemory see it.
+#[global_allocator]
+static ALLOCATOR: RedisAlloc = RedisAlloc;
+
+/// The module's entry point. Written by hand rather than with `redis_module!`, whose setup
+/// needs Redis 7.2 APIs; rsbloom's floor is Redis 7.0.
+///
+/// # Safety
+/// Called by Redis once, with a valid context and `argc` module arguments.
+#[no_mangle]
+pub unsafe extern "C" fn RedisModule_OnLoad(
+    ctx: *mut raw::RedisModuleCtx,
+    argv: *mut *mut raw::RedisModuleString,
+    argc: c_int,
+) -> c_int {
+    const ERR: c_int = raw::Status::Err as c_int;
+    // SAFETY: the context is live; this fills the API function pointers, before any allocation.
+    if unsafe {
+        raw::Export_RedisModule_Init(
+            ctx,
+            c"bf".as_ptr(),
+            MODULE_VERSION,
+            raw::REDISMODULE_APIVER_1 as c_int,
+        )
+    } == ERR
+    {
+        return ERR;
+    }
+    let context = Context::new(ctx);
+    // SAFETY: Redis passes `argc` valid strings.
+    let argv = unsafe { std::slice::from_raw_parts(argv, argc as usize) };
+    let args: Vec<&[u8]> = argv
+        .iter()
+        .map(|&s| {
+            let mut len = 0usize;
+            // SAFETY: each argument is a valid string alive for the whole OnLoad call.
+            let ptr = unsafe { raw::RedisModule_StringPtrLen.unwrap()(s, &mut len) };
+            // SAFETY: Redis guarantees `len` readable bytes at `ptr`.
+            unsafe { std::slice::from_raw_parts(ptr.cast::<u8>(), len) }
+        })
+        .collect();
+    if let Err(e) = config::apply_load_args(&args) {
+        context.log_warning(&format!("rsbloom: {e}"));
+        return ERR;
+    }
+    if let Err(e) = BLOOM_TYPE.create_data_type(ctx) {
+        context.log_warning(&format!("rsbloom: {e}"));
+        return ERR;
+    }
+    // SAFETY: live context; lets rdb_load see read errors instead of Redis exiting mid-load.
+    unsafe {
+        raw::RedisModule_SetModuleOptions.unwrap()(
+            ctx,
+            raw::REDISMODULE_OPTIONS_HANDLE_IO_ERRORS as c_int,
+        )
+    };
+    if let Err(e) = commands::register(ctx) {
+        context.log_warning(&format!("rsbloom: {e}"));
+        return ERR;
+    }
+    context.log_notice(&format!(
+        "rsbloom {} loaded as module 'bf' {MODULE_VERSION}: ERROR_RATE {} INITIAL_SIZE {} EXPANSION {} MAX_FILTER_BYTES {}",
+        env!("CARGO_PKG_VERSION"),
+        config::error_rate(),
+        config::initial_size(),
+        config::expansion(),
+        config::max_filter_bytes()
+    ));
+    raw::Status::Ok as c_int
+}
