@@ -5,6 +5,7 @@
 #[cfg(target_endian = "big")]
 compile_error!("rsbloom stores bit arrays as little-endian words and needs a little-endian target");
 
+mod alloc;
 pub mod args;
 pub mod commands;
 pub mod config;
@@ -14,7 +15,6 @@ pub mod errors;
 
 use std::ffi::c_int;
 
-use redis_module::alloc::RedisAlloc;
 use redis_module::{raw, Context};
 
 use datatype::BLOOM_TYPE;
@@ -25,7 +25,7 @@ pub const MODULE_VERSION: i32 = 20802;
 
 /// Every allocation goes through Redis's allocator, so INFO memory and maxmemory see it.
 #[global_allocator]
-static ALLOCATOR: RedisAlloc = RedisAlloc;
+static ALLOCATOR: alloc::ModuleAlloc = alloc::ModuleAlloc;
 
 /// The module's entry point. Written by hand rather than with `redis_module!`, whose setup
 /// needs Redis 7.2 APIs; rsbloom's floor is Redis 7.0.
