@@ -1,0 +1,252 @@
+//! RDB persistence (DEBUG RELOAD and a full restart) and memory accounting.
+
+mod common;
+
+use common::*;
+
+fn items(prefix: &str, n: usize) -> Vec<String> {
+    (0..n).map(|i| format!("{prefix}{i}")).collect()
+}
+
+fn exists_all(con: &mut redis::Connection, key: &str, its: &[String]) -> Vec<Reply> {
+    let cmds: Vec<Vec<&str>> = its
+        .iter()
+        .map(|i| vec!["BF.EXISTS", key, i.as_str()])
+        .collect();
+    pipeline(con, &cmds)
+}
+
+/// BF.MADD in batches of 1000 items, all replies concatenated.
+fn madd_all(con: &mut redis::Connection, key: &str, its: &[String]) -> Vec<Reply> {
+    let mut out = Vec::with_capacity(its.len());
+    for chunk in its.chunks(1000) {
+        let mut args = vec!["BF.MADD", key];
+        args.extend(chunk.iter().map(|s| s.as_str()));
+        match run(con, &args) {
+            Reply::Arr(v) => {
+                assert_eq!(v.len(), chunk.len(), "MADD reply length");
+                out.extend(v)
+            }
+            other => panic!("BF.MADD {key}: {other:?}"),
+        }
+    }
+    out
+}
+
+fn memory_usage(con: &mut redis::Connection, key: &str) -> i64 {
+    match run(con, &["MEMORY", "USAGE", key]) {
+        Reply::Int(n) => n,
+        other => panic!("MEMORY USAGE {key}: {other:?}"),
+    }
+}
+
+const FULL_ERR: &str = "ERR non scaling filter is full";
+
+/// The data set every persistence test writes and then checks after a reload or restart.
+struct Fixture {
+    items: Vec<String>,
+    absent: Vec<String>,
+    /// BF.EXISTS answers for `absent` before the reload (the false-positive pattern depends on
+    /// the filter's seed and bits, so it must come back unchanged)
+    absent_answers: Vec<Reply>,
+    mem_p: i64,
+    mem_ns: i64,
+}
+
+fn write_fixture(c: &mut redis::Connection) -> Fixture {
+    // scaling filter with several links: 1000 + 2000 + 4000 + 8000 + 16000
+    assert_eq!(run(c, &["BF.RESERVE", "p", "0.01", "1000"]), ok());
+    let its = items("persist-", 20_000);
+    let added = madd_all(c, "p", &its);
+    assert!(
+        added.iter().all(|r| *r == int(0) || *r == int(1)),
+        "MADD p gave an error"
+    );
+    let n_added = added.iter().filter(|r| **r == int(1)).count();
+    assert!(
+        n_added >= 19_800,
+        "only {n_added} of 20000 distinct items answered 1"
+    );
+    assert!(exists_all(c, "p", &its).iter().all(|r| *r == int(1)));
+
+    // a full NONSCALING filter (tiny error rate: none of the 100 items is a false positive)
+    assert_eq!(
+        run(c, &["BF.RESERVE", "ns", "0.000001", "100", "NONSCALING"]),
+        ok()
+    );
+    let ns_items = items("ns-", 100);
+    assert_eq!(madd_all(c, "ns", &ns_items), vec![int(1); 100]);
+    assert_eq!(run(c, &["BF.ADD", "ns", "one-too-many"]), err(FULL_ERR));
+
+    // an implicitly created one, and a string key
+    assert_eq!(run(c, &["BF.MADD", "imp", "a", "b", ""]), ints(&[1, 1, 1]));
+    assert_eq!(run(c, &["SET", "str", "plain value"]), ok());
+
+    let absent = items("absent-", 20_000);
+    let absent_answers = exists_all(c, "p", &absent);
+    let fp = absent_answers.iter().filter(|r| **r == int(1)).count();
+    assert!(fp < 400, "{fp} false positives in 20000 (requested 1%)");
+    Fixture {
+        items: its,
+        absent,
+        absent_answers,
+        mem_p: memory_usage(c, "p"),
+        mem_ns: memory_usage(c, "ns"),
+    }
+}
+
+fn check_fixture(c: &mut redis::Connection, f: &Fixture) {
+    assert_eq!(run(c, &["DBSIZE"]), int(4));
+    for k in ["p", "ns", "imp"] {
+        assert_eq!(
+            run(c, &["TYPE", k]),
+            Reply::Status("MBbloom--".into()),
+            "TYPE {k}"
+        );
+    }
+    assert_eq!(run(c, &["TYPE", "str"]), Reply::Status("string".into()));
+    assert_eq!(run(c, &["GET", "str"]), bulk("plain value"));
+
+    // every item is still there
+    let ex = exists_all(c, "p", &f.items);
+    let missing = ex.iter().filter(|r| **r != int(1)).count();
+    assert_eq!(
+        missing, 0,
+        "{missing} of 20000 items read absent after reload"
+    );
+    // same bits and same seed: the false-positive pattern is identical
+    assert!(
+        exists_all(c, "p", &f.absent) == f.absent_answers,
+        "BF.EXISTS answers for absent items changed across the reload"
+    );
+    // MEMORY USAGE counts allocated capacity (e.g. spare slots of the links vector), which may
+    // shrink a little on load; the bit arrays themselves must be the same size
+    let mem_p = memory_usage(c, "p");
+    assert!(
+        (mem_p - f.mem_p).abs() <= 1024,
+        "MEMORY USAGE p was {} before the reload, {mem_p} after",
+        f.mem_p
+    );
+    let mem_ns = memory_usage(c, "ns");
+    assert!(
+        (mem_ns - f.mem_ns).abs() <= 1024,
+        "MEMORY USAGE ns was {} before the reload, {mem_ns} after",
+        f.mem_ns
+    );
+    // re-adding existing items answers 0 and changes nothing
+    assert_eq!(madd_all(c, "p", &f.items[..5000]), vec![int(0); 5000]);
+    assert_eq!(memory_usage(c, "p"), mem_p);
+    assert!(exists_all(c, "p", &f.absent) == f.absent_answers);
+
+    // the NONSCALING filter is still NONSCALING, still full, and still holds its items
+    let ns_items = items("ns-", 100);
+    assert!(exists_all(c, "ns", &ns_items).iter().all(|r| *r == int(1)));
+    assert_eq!(run(c, &["BF.ADD", "ns", "after-reload"]), err(FULL_ERR));
+    assert_eq!(
+        run(c, &["BF.MADD", "ns", "ns-5", "after-reload", "ns-6"]),
+        arr(vec![int(0), err(FULL_ERR)])
+    );
+    assert_eq!(run(c, &["BF.ADD", "ns", "ns-7"]), int(0));
+    assert_eq!(run(c, &["BF.EXISTS", "ns", "after-reload"]), int(0));
+    assert_eq!(
+        run(c, &["BF.RESERVE", "ns", "0.01", "100"]),
+        err("ERR item exists")
+    );
+    assert_eq!(
+        run(c, &["BF.RESERVE", "p", "0.01", "100"]),
+        err("ERR item exists")
+    );
+    assert_eq!(memory_usage(c, "ns"), mem_ns);
+
+    assert_eq!(run(c, &["BF.MADD", "imp", "a", "b", ""]), ints(&[0, 0, 0]));
+    // the scaling filter still accepts new items
+    assert_eq!(run(c, &["BF.ADD", "p", "brand-new-after-reload"]), int(1));
+    assert_eq!(
+        run(c, &["BF.EXISTS", "p", "brand-new-after-reload"]),
+        int(1)
+    );
+}
+
+#[test]
+fn debug_reload_keeps_everything() {
+    let s = Server::new();
+    let mut c = s.conn();
+    let f = write_fixture(&mut c);
+    assert_eq!(run(&mut c, &["DEBUG", "RELOAD"]), ok());
+    check_fixture(&mut c, &f);
+    // and a second round trip of the reloaded values
+    assert_eq!(run(&mut c, &["DEBUG", "RELOAD"]), ok());
+    assert_eq!(
+        run(&mut c, &["BF.EXISTS", "p", "brand-new-after-reload"]),
+        int(1)
+    );
+    assert_eq!(
+        run(&mut c, &["BF.ADD", "ns", "after-reload"]),
+        err(FULL_ERR)
+    );
+    assert!(exists_all(&mut c, "p", &f.items)
+        .iter()
+        .all(|r| *r == int(1)));
+}
+
+#[test]
+fn restart_from_rdb_keeps_everything() {
+    let mut s = Server::new();
+    let f = {
+        let mut c = s.conn();
+        let f = write_fixture(&mut c);
+        assert_eq!(run(&mut c, &["SAVE"]), ok());
+        f
+    };
+    let old_pid = s.pid;
+    s.restart();
+    assert_ne!(s.pid, old_pid, "restart() must start a new process");
+    let mut c = s.conn();
+    check_fixture(&mut c, &f);
+    let mut c3 = s.conn_resp3();
+    assert_eq!(
+        run(&mut c3, &["BF.EXISTS", "p", "persist-123"]),
+        boolean(true)
+    );
+    assert_eq!(
+        run(&mut c3, &["BF.ADD", "ns", "x-after-restart"]),
+        err(FULL_ERR)
+    );
+}
+
+#[test]
+fn memory_usage_matches_the_bit_arrays() {
+    let s = Server::new();
+    let mut c = s.conn();
+    // scaling filter at 0.01: first link at 0.005, ~11.04 bits per item -> ~1.38 MB
+    assert_eq!(run(&mut c, &["BF.RESERVE", "m", "0.01", "1000000"]), ok());
+    let m = memory_usage(&mut c, "m");
+    assert!(
+        (1_300_000..=1_500_000).contains(&m),
+        "MEMORY USAGE of a 0.01/1,000,000 filter is {m}, expected ~1.38 MB"
+    );
+    // NONSCALING at 0.001: ~14.38 bits per item -> ~1.797 MB
+    assert_eq!(
+        run(
+            &mut c,
+            &["BF.RESERVE", "n", "0.001", "1000000", "NONSCALING"]
+        ),
+        ok()
+    );
+    let n = memory_usage(&mut c, "n");
+    assert!(
+        (1_750_000..=1_900_000).contains(&n),
+        "MEMORY USAGE of a 0.001/1,000,000 NONSCALING filter is {n}, expected ~1.80 MB"
+    );
+    // memory does not change with adds into the first link, and survives a reload
+    assert_eq!(
+        run(&mut c, &["BF.MADD", "m", "a", "b", "c"]),
+        ints(&[1, 1, 1])
+    );
+    assert_eq!(memory_usage(&mut c, "m"), m);
+    assert_eq!(run(&mut c, &["DEBUG", "RELOAD"]), ok());
+    assert_eq!(memory_usage(&mut c, "m"), m);
+    assert_eq!(memory_usage(&mut c, "n"), n);
+    assert_eq!(run(&mut c, &["BF.EXISTS", "m", "b"]), int(1));
+    assert_eq!(run(&mut c, &["BF.EXISTS", "n", "b"]), int(0));
+}
