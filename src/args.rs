@@ -11,6 +11,14 @@ pub fn integer(arg: &[u8]) -> Option<i64> {
     s.parse().ok()
 }
 
+/// Parses a strict unsigned 64-bit integer.
+pub fn unsigned(arg: &[u8]) -> Option<u64> {
+    if arg.is_empty() || !arg.iter().all(u8::is_ascii_digit) {
+        return None;
+    }
+    std::str::from_utf8(arg).ok()?.parse().ok()
+}
+
 /// Parses a double as Redis does (`inf` allowed, NaN refused, no surrounding junk).
 pub fn double(arg: &[u8]) -> Option<f64> {
     let s = std::str::from_utf8(arg).ok()?;

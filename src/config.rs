@@ -36,7 +36,7 @@ pub fn max_filter_bytes() -> u64 {
 
 /// Applies the module load arguments, pairs of `NAME value`. Returns the error to log.
 pub fn apply_load_args(argv: &[&[u8]]) -> Result<(), String> {
-    if argv.len() % 2 != 0 {
+    if !argv.len().is_multiple_of(2) {
         return Err("module arguments come in pairs: NAME value".into());
     }
     for pair in argv.chunks(2) {

@@ -1,5 +1,5 @@
-//! The `MBbloom--` data type: its callbacks (RDB save/load, free, memory usage) and typed
-//! access to keys holding it.
+//! The `MBbloom--` data type: its callbacks (RDB save/load, AOF rewrite, digest, copy, free,
+//! free effort, memory usage).
 
 use std::ffi::{c_int, c_void};
 use std::os::raw::c_char;
@@ -8,6 +8,7 @@ use redis_module::native_types::RedisType;
 use redis_module::raw;
 
 use crate::core::codec::{self, DecodeError, FieldReader, FieldWriter};
+use crate::core::dump;
 use crate::core::{Chain, Link};
 
 /// The data type, named as RedisBloom names it so that TYPE answers the same.
@@ -18,16 +19,16 @@ pub static BLOOM_TYPE: RedisType = RedisType::new(
         version: raw::REDISMODULE_TYPE_METHOD_VERSION as u64,
         rdb_load: Some(rdb_load),
         rdb_save: Some(rdb_save),
-        aof_rewrite: None,
+        aof_rewrite: Some(aof_rewrite),
         mem_usage: Some(mem_usage),
-        digest: None,
+        digest: Some(digest),
         free: Some(free),
         aux_load: None,
         aux_save: None,
         aux_save_triggers: 0,
-        free_effort: None,
+        free_effort: Some(free_effort),
         unlink: None,
-        copy: None,
+        copy: Some(copy),
         defrag: None,
         mem_usage2: None,
         free_effort2: None,
@@ -40,7 +41,7 @@ pub static BLOOM_TYPE: RedisType = RedisType::new(
 /// Bytes a chain takes in memory: its structs plus the bit arrays.
 pub fn memory_of(chain: &Chain) -> usize {
     std::mem::size_of::<Chain>()
-        + chain.links.capacity() * std::mem::size_of::<Link>()
+        + chain.links.len() * std::mem::size_of::<Link>()
         + chain.bit_bytes() as usize
 }
 
@@ -150,4 +151,75 @@ extern "C" fn free(value: *mut c_void) {
 extern "C" fn mem_usage(value: *const c_void) -> usize {
     // SAFETY: Redis passes a value this module created with `Box<Chain>`.
     memory_of(unsafe { &*value.cast::<Chain>() })
+}
+
+/// Rewrites a filter as the commands that rebuild it: `BF.LOADCHUNK key 1 <header>`, then
+/// `BF.LOADCHUNK key <next> <chunk>` per chunk, exactly as a client replays SCANDUMP.
+extern "C" fn aof_rewrite(
+    aof: *mut raw::RedisModuleIO,
+    key: *mut raw::RedisModuleString,
+    value: *mut c_void,
+) {
+    // SAFETY: Redis passes a value this module created with `Box<Chain>`.
+    let chain = unsafe { &*value.cast::<Chain>() };
+    let emit = |iterator: i64, data: &[u8]| {
+        // SAFETY: live AOF handle and key; "slb" takes a RedisModuleString, a long long and a
+        // buffer with its length, all valid for the call, which copies them.
+        unsafe {
+            raw::RedisModule_EmitAOF.unwrap()(
+                aof,
+                c"BF.LOADCHUNK".as_ptr(),
+                c"slb".as_ptr(),
+                key,
+                iterator as std::ffi::c_longlong,
+                data.as_ptr().cast::<c_char>(),
+                data.len(),
+            )
+        };
+    };
+    emit(1, &dump::header(chain));
+    for (next, data) in dump::chunks(chain) {
+        emit(next, data);
+    }
+}
+
+/// DEBUG DIGEST-VALUE: the header (parameters, seed, layouts), every bit, and the item count.
+extern "C" fn digest(md: *mut raw::RedisModuleDigest, value: *mut c_void) {
+    // SAFETY: Redis passes a value this module created with `Box<Chain>`.
+    let chain = unsafe { &*value.cast::<Chain>() };
+    let add = |bytes: &[u8]| {
+        // SAFETY: live digest handle; Redis reads `bytes.len()` bytes from a valid slice.
+        unsafe {
+            raw::RedisModule_DigestAddStringBuffer.unwrap()(md, bytes.as_ptr().cast(), bytes.len())
+        };
+    };
+    add(&dump::header(chain));
+    for link in &chain.links {
+        add(codec::word_bytes(link.words()));
+    }
+    // SAFETY: live digest handle.
+    unsafe {
+        raw::RedisModule_DigestAddLongLong.unwrap()(md, chain.items as std::ffi::c_longlong);
+        raw::RedisModule_DigestEndSequence.unwrap()(md);
+    }
+}
+
+/// COPY: a deep copy, seed included.
+extern "C" fn copy(
+    _from: *mut raw::RedisModuleString,
+    _to: *mut raw::RedisModuleString,
+    value: *const c_void,
+) -> *mut c_void {
+    // SAFETY: Redis passes a value this module created with `Box<Chain>`.
+    let chain = unsafe { &*value.cast::<Chain>() };
+    Box::into_raw(Box::new(chain.clone())).cast()
+}
+
+/// Work to free a value, in Redis's units: above its lazyfree threshold (64) the value is freed
+/// in a background thread, so DEL/UNLINK of a big filter does not stall the server.
+extern "C" fn free_effort(_key: *mut raw::RedisModuleString, value: *const c_void) -> usize {
+    // SAFETY: Redis passes a value this module created with `Box<Chain>`.
+    let chain = unsafe { &*value.cast::<Chain>() };
+    let words: usize = chain.links.iter().map(|l| l.words().len()).sum();
+    words / 1024 + 1
 }

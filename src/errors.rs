@@ -13,7 +13,21 @@ pub const NONSCALING_EXPANSION: &str = "Nonscaling filters cannot expand";
 pub const ITEM_EXISTS: &str = "ERR item exists";
 pub const WRONG_TYPE: &str = "WRONGTYPE Operation against a key holding the wrong kind of value";
 pub const FULL: &str = "ERR non scaling filter is full";
+pub const NOT_FOUND: &str = "ERR not found";
+pub const INSERT_BAD_ERROR_RATE: &str = "Bad error rate";
+pub const INSERT_BAD_CAPACITY: &str = "Bad capacity";
+pub const INSERT_BAD_EXPANSION: &str = "Bad expansion";
+/// BF.INSERT: an option value out of range (error rate, capacity or expansion).
+pub const INSERT_BAD_ARGUMENT: &str = "Bad argument received";
+pub const INSERT_UNKNOWN_ARGUMENT: &str = "Unknown argument received";
+pub const INVALID_INFO_VALUE: &str = "Invalid information value";
 pub const UNKNOWN_RESERVE_ARGUMENT: &str = "ERR unknown argument for BF.RESERVE";
+pub const BAD_SEED: &str = "ERR SEED needs an unsigned 64-bit integer";
+pub const SCANDUMP_BAD_ITERATOR: &str = "Second argument must be numeric";
+pub const LOADCHUNK_BAD_ITERATOR: &str = "ERR Second argument must be numeric";
+pub const BAD_DATA: &str = "ERR received bad data";
+pub const NO_LINK: &str = "ERR invalid offset - no link found";
+pub const CHUNK_TOO_BIG: &str = "ERR invalid chunk - Too big for current filter";
 pub const CANNOT_GROW: &str =
     "ERR cannot add a link: its error rate or capacity is out of range (error underflow)";
 

@@ -1,4 +1,4 @@
-//! BF.EXISTS key item
+//! BF.EXISTS key item, BF.MEXISTS key item [item ...]
 
 use super::{Args, Ctx, Slot};
 use crate::errors;
@@ -7,11 +7,30 @@ pub fn exists(ctx: &Ctx, a: &Args) {
     if a.len() != 3 {
         return ctx.reply_wrong_arity();
     }
+    check(ctx, a, false);
+}
+
+pub fn mexists(ctx: &Ctx, a: &Args) {
+    if a.len() < 3 {
+        return ctx.reply_wrong_arity();
+    }
+    check(ctx, a, true);
+}
+
+/// Replies whether each of `a[2..]` may be in the filter at `a[1]` (false for a missing key):
+/// one boolean, or an array of them when `multi`.
+fn check(ctx: &Ctx, a: &Args, multi: bool) {
     let key = ctx.open_key(a, 1, false);
-    match key.slot() {
-        Slot::Empty => ctx.reply_bool(false),
+    let chain = match key.slot() {
+        Slot::Empty => None,
         // rsbloom: a key of another type is WRONGTYPE, as for every Redis command.
-        Slot::Other => ctx.reply_error(errors::WRONG_TYPE),
-        Slot::Bloom(chain) => ctx.reply_bool(chain.contains(a.get(2))),
+        Slot::Other => return ctx.reply_error(errors::WRONG_TYPE),
+        Slot::Bloom(chain) => Some(chain),
+    };
+    if multi {
+        ctx.reply_array(a.len() - 2);
+    }
+    for i in 2..a.len() {
+        ctx.reply_bool(chain.as_ref().is_some_and(|c| c.contains(a.get(i))));
     }
 }

@@ -2,7 +2,11 @@
 //! command table. Each command family lives in its own file.
 
 pub mod add;
+pub mod create;
+pub mod debug;
+pub mod dump;
 pub mod exists;
+pub mod info;
 pub mod reserve;
 
 use std::ffi::{c_int, CString};
@@ -25,6 +29,10 @@ impl Args<'_> {
         self.0.len()
     }
 
+    pub fn is_empty(&self) -> bool {
+        self.0.is_empty()
+    }
+
     /// Argument `i` as bytes.
     pub fn get(&self, i: usize) -> &[u8] {
         let mut len = 0usize;
@@ -32,6 +40,11 @@ impl Args<'_> {
         let ptr = unsafe { raw::RedisModule_StringPtrLen.unwrap()(self.0[i], &mut len) };
         // SAFETY: Redis guarantees `ptr` points to `len` readable bytes.
         unsafe { std::slice::from_raw_parts(ptr.cast::<u8>(), len) }
+    }
+
+    /// Argument `i`, or `None` past the end.
+    pub fn get_checked(&self, i: usize) -> Option<&[u8]> {
+        (i < self.len()).then(|| self.get(i))
     }
 
     fn raw(&self, i: usize) -> *mut raw::RedisModuleString {
@@ -58,6 +71,49 @@ impl Ctx {
     pub fn reply_bool(&self, b: bool) {
         // SAFETY: see `reply_ok`.
         unsafe { raw::RedisModule_ReplyWithBool.unwrap()(self.0, c_int::from(b)) };
+    }
+
+    pub fn reply_integer(&self, n: i64) {
+        // SAFETY: see `reply_ok`.
+        unsafe { raw::RedisModule_ReplyWithLongLong.unwrap()(self.0, n) };
+    }
+
+    /// A null: RESP2 `$-1`, RESP3 `_`.
+    pub fn reply_null(&self) {
+        // SAFETY: see `reply_ok`.
+        unsafe { raw::RedisModule_ReplyWithNull.unwrap()(self.0) };
+    }
+
+    /// A simple (status) string, `+text`.
+    pub fn reply_simple_string(&self, text: &std::ffi::CStr) {
+        // SAFETY: see `reply_ok`; `text` is NUL-terminated.
+        unsafe { raw::RedisModule_ReplyWithSimpleString.unwrap()(self.0, text.as_ptr()) };
+    }
+
+    /// A bulk string, binary-safe.
+    pub fn reply_bulk(&self, bytes: &[u8]) {
+        // SAFETY: see `reply_ok`; Redis copies `bytes.len()` bytes from a valid slice.
+        unsafe {
+            raw::RedisModule_ReplyWithStringBuffer.unwrap()(
+                self.0,
+                bytes.as_ptr().cast(),
+                bytes.len(),
+            )
+        };
+    }
+
+    /// Starts a map of `pairs` key/value pairs (RESP3 `%`); in RESP2 Redis sends a flat
+    /// array of `2 * pairs` elements instead.
+    pub fn reply_map(&self, pairs: usize) {
+        // SAFETY: see `reply_ok`.
+        unsafe { raw::RedisModule_ReplyWithMap.unwrap()(self.0, pairs as _) };
+    }
+
+    /// Whether the client speaks RESP3.
+    pub fn is_resp3(&self) -> bool {
+        // SAFETY: see `reply_ok`.
+        let flags = unsafe { raw::RedisModule_GetContextFlags.unwrap()(self.0) };
+        flags & raw::REDISMODULE_CTX_FLAGS_RESP3 as c_int != 0
     }
 
     pub fn reply_array(&self, len: usize) {
@@ -146,6 +202,9 @@ impl Key {
     }
 
     /// Stores a new chain in an empty key opened for writing and returns it.
+    // The handle is the only access to the value while the key is open, so handing out one
+    // mutable borrow tied to it is sound although `self` is shared.
+    #[allow(clippy::mut_from_ref)]
     pub fn create(&self, chain: Chain) -> &mut Chain {
         let value = Box::into_raw(Box::new(chain));
         // SAFETY: the key is open for writing and empty; ownership of `value` passes to Redis,
@@ -218,6 +277,8 @@ fn dispatch(
 macro_rules! command_table {
     ($( $name:literal => $handler:path, $flags:literal; )*) => {
         /// Registers every command: key at position 1 (first 1, last 1, step 1).
+        // `ctx` is only passed on to Redis, which requires OnLoad's live context.
+        #[allow(clippy::not_unsafe_ptr_arg_deref)]
         pub fn register(ctx: *mut raw::RedisModuleCtx) -> Result<(), String> {
             $(
                 {
@@ -251,4 +312,11 @@ command_table! {
     "bf.add" => add::add, "write deny-oom";
     "bf.madd" => add::madd, "write deny-oom";
     "bf.exists" => exists::exists, "readonly fast";
+    "bf.scandump" => dump::scandump, "readonly fast";
+    "bf.loadchunk" => dump::loadchunk, "write deny-oom";
+    "bf.mexists" => exists::mexists, "readonly fast";
+    "bf.insert" => add::insert_command, "write deny-oom";
+    "bf.info" => info::info, "readonly fast";
+    "bf.card" => info::card, "readonly fast";
+    "bf.debug" => debug::debug, "readonly fast";
 }

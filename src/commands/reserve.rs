@@ -1,10 +1,16 @@
-//! BF.RESERVE key error_rate capacity [EXPANSION n] [NONSCALING]
+//! BF.RESERVE key error_rate capacity [EXPANSION n] [NONSCALING] [SEED s]
+//!
+//! `SEED` is rsbloom's own option: it fixes the filter's hash seed instead of drawing a random
+//! one. rsbloom replicates every creation with it, so replicas and AOF replays match bit for bit.
 
-use super::{new_chain, Args, Ctx, Slot};
+use super::create::{create, Shape};
+use super::{Args, Ctx, Slot};
 use crate::{args, config, errors};
 
 pub fn reserve(ctx: &Ctx, a: &Args) {
-    if !(4..=7).contains(&a.len()) {
+    // RedisBloom's arity, plus two arguments for rsbloom's SEED option.
+    let has_seed = (4..a.len()).any(|i| args::is(a.get(i), "SEED"));
+    if a.len() < 4 || a.len() > if has_seed { 9 } else { 7 } {
         return ctx.reply_wrong_arity();
     }
     let error = match args::double(a.get(2)) {
@@ -19,6 +25,7 @@ pub fn reserve(ctx: &Ctx, a: &Args) {
     };
     let mut nonscaling = false;
     let mut expansion_at = None;
+    let mut seed_at = None;
     let mut i = 4;
     while i < a.len() {
         let arg = a.get(i);
@@ -26,6 +33,9 @@ pub fn reserve(ctx: &Ctx, a: &Args) {
             nonscaling = true;
         } else if args::is(arg, "EXPANSION") {
             expansion_at = Some(i + 1);
+            i += 1;
+        } else if args::is(arg, "SEED") {
+            seed_at = Some(i + 1);
             i += 1;
         } else {
             return ctx.reply_error(errors::UNKNOWN_RESERVE_ARGUMENT);
@@ -48,18 +58,29 @@ pub fn reserve(ctx: &Ctx, a: &Args) {
     } else if expansion == 0 {
         nonscaling = true;
     }
+    let seed = match seed_at {
+        None => None,
+        Some(at) => match a.get_checked(at).and_then(args::unsigned) {
+            Some(s) => Some(s),
+            None => return ctx.reply_error(errors::BAD_SEED),
+        },
+    };
     let key = ctx.open_key(a, 1, true);
     match key.slot() {
         Slot::Bloom(_) => return ctx.reply_error(errors::ITEM_EXISTS),
         Slot::Other => return ctx.reply_error(errors::WRONG_TYPE),
         Slot::Empty => {}
     }
-    match new_chain(error, capacity, expansion.max(1), nonscaling) {
+    let shape = Shape {
+        error,
+        capacity,
+        expansion: expansion.max(1),
+        nonscaling,
+    };
+    match create(ctx, a, &key, shape, seed) {
         Err(text) => ctx.reply_error(&text),
-        Ok(chain) => {
-            key.create(chain);
+        Ok(_) => {
             ctx.reply_ok();
-            ctx.replicate_verbatim();
             ctx.notify(c"bf.reserve", a, 1);
         }
     }

@@ -3,6 +3,7 @@
 
 pub mod chain;
 pub mod codec;
+pub mod dump;
 pub mod hash;
 pub mod link;
 pub mod sizing;

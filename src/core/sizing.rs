@@ -84,17 +84,22 @@ pub fn estimate_bytes(capacity: u64, error: f64) -> u64 {
     (capacity as f64 * bpe / 8.0) as u64
 }
 
+/// RedisBloom's `ln 2`, truncated as in its source: its hash counts are `ceil(LN2 * bpe)` with
+/// this value, so reproducing them needs it rather than `std::f64::consts::LN_2`.
+#[allow(clippy::approx_constant)]
+pub const REDISBLOOM_LN2: f64 = 0.693147180559945;
+
 /// RedisBloom's own sizing (its `bloom_init` with NOROUND|FORCE64), for links that came from
 /// RedisBloom and for reproducing its figures.
 pub fn redisbloom(capacity: u64, error: f64) -> Option<Geometry> {
-    const LN2: f64 = 0.693147180559945;
+    const LN2: f64 = REDISBLOOM_LN2;
     const DENOM: f64 = 0.480453013918201;
     if capacity == 0 || !(error > 0.0 && error < 1.0) {
         return None;
     }
     let bpe = (-(error.ln() / DENOM)).abs();
     let bits0 = ((capacity as f64 * bpe) as u64).max(1);
-    let bytes = if bits0 % 64 != 0 {
+    let bytes = if !bits0.is_multiple_of(64) {
         (bits0 / 64 + 1) * 8
     } else {
         bits0 / 8

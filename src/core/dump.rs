@@ -1,0 +1,561 @@
+//! The BF.SCANDUMP / BF.LOADCHUNK stream (also used by AOF rewrite): a header describing every
+//! link, then the links' bit arrays in chunks.
+//!
+//! The header uses RedisBloom's packed little-endian layout, so RedisBloom's own SCANDUMP
+//! output loads here (migration):
+//!
+//! ```text
+//! u64 chain size (items)   u32 nfilters   u32 options   u32 growth
+//! per link, 53 bytes:
+//!   u64 bytes  u64 bits  u64 size (items)  f64 error  f64 bpe  u32 hashes  u64 entries  u8 n2
+//! ```
+//!
+//! rsbloom's own header sets [`OPT_RSBLOOM`] in `options` and appends a trailer after those
+//! `20 + 53n` bytes: `u64 seed`, then one `u8` layout tag per link. A header without that bit is
+//! RedisBloom's: its links keep RedisBloom's hashing ([`Layout::RedisBloom`]).
+//!
+//! The data of all links is one concatenated byte stream; iterator `it >= 1` names position
+//! `it - 1` in it. A chunk runs from there to the end of the link holding that position, at most
+//! [`MAX_CHUNK`] bytes, and is answered with the iterator `it + len` that fetches the next one.
+
+use super::chain::Chain;
+use super::codec::{word_bytes, word_bytes_mut, MAX_LINKS, MAX_LINK_BITS};
+use super::link::{Layout, Link};
+use super::sizing::{Geometry, MAX_HASHES, REDISBLOOM_LN2};
+
+/// Largest chunk of bit data in one SCANDUMP reply (RedisBloom's 16 MiB).
+pub const MAX_CHUNK: usize = 16 << 20;
+
+/// RedisBloom option: sizes are not rounded to a power of two.
+pub const OPT_NOROUND: u32 = 1;
+/// RedisBloom option: `entries` counts bits (legacy).
+pub const OPT_ENTS_IS_BITS: u32 = 2;
+/// RedisBloom option: 64-bit hashing, which every filter since 2018 has.
+pub const OPT_FORCE64: u32 = 4;
+/// RedisBloom option: the chain never grows.
+pub const OPT_NONSCALING: u32 = 8;
+/// rsbloom's own header: a trailer with the seed and the link layouts follows.
+pub const OPT_RSBLOOM: u32 = 0x100;
+
+const REDISBLOOM_OPTIONS: u32 = OPT_NOROUND | OPT_ENTS_IS_BITS | OPT_FORCE64 | OPT_NONSCALING;
+const CHAIN_HEADER: usize = 20;
+const LINK_HEADER: usize = 53;
+
+/// Why a header or a chunk was refused.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum DumpError {
+    /// Not a valid header, or a chunk with an impossible iterator.
+    BadData,
+    /// The chunk's position is in no link.
+    NoLink,
+    /// The chunk runs past the end of its link.
+    TooBig,
+    /// The header describes more bit storage than the per-filter limit.
+    TooLarge { needed: u64, limit: u64 },
+}
+
+/// One step of SCANDUMP.
+#[derive(Debug, PartialEq)]
+pub enum Scan<'a> {
+    /// Iterator 0: the header; the next iterator is 1.
+    Header(Vec<u8>),
+    /// Bit data, with the iterator that fetches what follows.
+    Chunk { next: i64, data: &'a [u8] },
+    /// Past the end (or a negative iterator): `[0, ""]`.
+    End,
+}
+
+/// The SCANDUMP reply for `iterator`.
+pub fn scan(chain: &Chain, iterator: i64) -> Scan<'_> {
+    if iterator == 0 {
+        return Scan::Header(header(chain));
+    }
+    if iterator < 0 {
+        return Scan::End;
+    }
+    let pos = (iterator - 1) as u64;
+    match locate(chain, pos) {
+        None => Scan::End,
+        Some((i, start)) => {
+            let bytes = word_bytes(chain.links[i].words());
+            let rest = &bytes[start..];
+            let data = &rest[..rest.len().min(MAX_CHUNK)];
+            Scan::Chunk {
+                next: iterator + data.len() as i64,
+                data,
+            }
+        }
+    }
+}
+
+/// Every SCANDUMP step after the header, in order: `(next_iterator, chunk)`. The same sequence
+/// a client gets by following the iterators from 1; AOF rewrite emits it.
+pub fn chunks(chain: &Chain) -> impl Iterator<Item = (i64, &[u8])> {
+    let mut iterator = 1i64;
+    std::iter::from_fn(move || match scan(chain, iterator) {
+        Scan::Chunk { next, data } => {
+            iterator = next;
+            Some((next, data))
+        }
+        _ => None,
+    })
+}
+
+/// The link holding byte `pos` of the concatenated bit data, and the offset inside it.
+fn locate(chain: &Chain, pos: u64) -> Option<(usize, usize)> {
+    let mut base = 0u64;
+    for (i, link) in chain.links.iter().enumerate() {
+        let len = link.byte_count();
+        if pos < base + len {
+            return Some((i, (pos - base) as usize));
+        }
+        base += len;
+    }
+    None
+}
+
+/// rsbloom's header for a chain (iterator 0).
+pub fn header(chain: &Chain) -> Vec<u8> {
+    let n = chain.links.len();
+    let mut out = Vec::with_capacity(CHAIN_HEADER + (LINK_HEADER + 1) * n + 8);
+    let mut options = OPT_NOROUND | OPT_FORCE64 | OPT_RSBLOOM;
+    if chain.nonscaling {
+        options |= OPT_NONSCALING;
+    }
+    out.extend_from_slice(&chain.items.to_le_bytes());
+    out.extend_from_slice(&(n as u32).to_le_bytes());
+    out.extend_from_slice(&options.to_le_bytes());
+    out.extend_from_slice(&chain.expansion.to_le_bytes());
+    for link in &chain.links {
+        out.extend_from_slice(&link.byte_count().to_le_bytes());
+        out.extend_from_slice(&link.bit_count().to_le_bytes());
+        out.extend_from_slice(&link.items.to_le_bytes());
+        out.extend_from_slice(&link.error.to_le_bytes());
+        let bpe = link.bit_count() as f64 / link.capacity as f64;
+        out.extend_from_slice(&bpe.to_le_bytes());
+        out.extend_from_slice(&link.hashes.to_le_bytes());
+        out.extend_from_slice(&link.capacity.to_le_bytes());
+        out.push(0); // n2: never rounded to a power of two
+    }
+    out.extend_from_slice(&chain.seed.to_le_bytes());
+    out.extend(chain.links.iter().map(|l| l.layout.tag() as u8));
+    out
+}
+
+/// Little-endian field reader over a header whose length was checked already.
+struct Fields<'a>(&'a [u8]);
+
+impl Fields<'_> {
+    fn take<const N: usize>(&mut self) -> [u8; N] {
+        let (head, rest) = self.0.split_at(N);
+        self.0 = rest;
+        head.try_into().expect("split at N")
+    }
+    fn u8(&mut self) -> u8 {
+        self.take::<1>()[0]
+    }
+    fn u32(&mut self) -> u32 {
+        u32::from_le_bytes(self.take())
+    }
+    fn u64(&mut self) -> u64 {
+        u64::from_le_bytes(self.take())
+    }
+    fn f64(&mut self) -> f64 {
+        f64::from_le_bytes(self.take())
+    }
+}
+
+/// One link's header fields, validated.
+struct LinkHeader {
+    bits: u64,
+    items: u64,
+    error: f64,
+    hashes: u32,
+    capacity: u64,
+}
+
+/// Builds an empty-bitted chain from a header (rsbloom's or RedisBloom's), validating every
+/// field before allocating. `foreign_seed` is the seed of a chain from a RedisBloom header (used
+/// by the native links it grows later); `max_bytes` is the per-filter limit.
+pub fn chain_from_header(
+    data: &[u8],
+    foreign_seed: u64,
+    max_bytes: u64,
+) -> Result<Chain, DumpError> {
+    if data.len() < CHAIN_HEADER {
+        return Err(DumpError::BadData);
+    }
+    let mut f = Fields(data);
+    let items = f.u64();
+    let nlinks = f.u32();
+    let options = f.u32();
+    let expansion = f.u32();
+    if nlinks == 0 || u64::from(nlinks) > MAX_LINKS {
+        return Err(DumpError::BadData);
+    }
+    let n = nlinks as usize;
+    let ours = options & OPT_RSBLOOM != 0;
+    let body = CHAIN_HEADER + LINK_HEADER * n;
+    let expected_len = if ours { body + 8 + n } else { body };
+    if data.len() != expected_len
+        || options & !(REDISBLOOM_OPTIONS | OPT_RSBLOOM) != 0
+        || options & OPT_FORCE64 == 0
+    {
+        return Err(DumpError::BadData);
+    }
+    let nonscaling = options & OPT_NONSCALING != 0;
+    if !nonscaling && expansion == 0 {
+        return Err(DumpError::BadData);
+    }
+    let mut headers = Vec::with_capacity(n);
+    let (mut sum_items, mut sum_bytes) = (0u64, 0u64);
+    for _ in 0..n {
+        let bytes = f.u64();
+        let bits = f.u64();
+        let link_items = f.u64();
+        let error = f.f64();
+        let bpe = f.f64();
+        let hashes = f.u32();
+        let capacity = f.u64();
+        let n2 = f.u8();
+        let hashes_ok = if ours {
+            true
+        } else {
+            // RedisBloom's integrity check, with the float compared before any cast.
+            bpe.is_finite() && bpe > 0.0 && (REDISBLOOM_LN2 * bpe).ceil() == f64::from(hashes)
+        };
+        if n2 != 0
+            || bits == 0
+            || bytes.checked_mul(8) != Some(bits)
+            || !bits.is_multiple_of(64)
+            || bits > MAX_LINK_BITS
+            || !(error > 0.0 && error < 1.0)
+            || hashes == 0
+            || hashes > MAX_HASHES
+            || !hashes_ok
+            || capacity == 0
+        {
+            return Err(DumpError::BadData);
+        }
+        sum_items = sum_items
+            .checked_add(link_items)
+            .ok_or(DumpError::BadData)?;
+        sum_bytes = sum_bytes.saturating_add(bytes);
+        headers.push(LinkHeader {
+            bits,
+            items: link_items,
+            error,
+            hashes,
+            capacity,
+        });
+    }
+    if sum_items != items {
+        return Err(DumpError::BadData);
+    }
+    let (seed, layouts) = if ours {
+        let seed = f.u64();
+        let layouts = (0..n)
+            .map(|_| Layout::from_tag(u64::from(f.u8())).ok_or(DumpError::BadData))
+            .collect::<Result<Vec<_>, _>>()?;
+        (seed, layouts)
+    } else {
+        (foreign_seed, vec![Layout::RedisBloom; n])
+    };
+    if sum_bytes > max_bytes {
+        return Err(DumpError::TooLarge {
+            needed: sum_bytes,
+            limit: max_bytes,
+        });
+    }
+    let links = headers
+        .iter()
+        .zip(layouts)
+        .map(|(h, layout)| {
+            let geometry = Geometry {
+                bits: h.bits,
+                hashes: h.hashes,
+            };
+            let mut link = Link::new(layout, h.capacity, h.error, geometry);
+            link.items = h.items;
+            link
+        })
+        .collect();
+    Ok(Chain {
+        items,
+        expansion,
+        nonscaling,
+        seed,
+        links,
+    })
+}
+
+/// Copies a data chunk sent with `iterator` (the one SCANDUMP returned alongside it) into the
+/// chain. The chunk covers positions `iterator - len - 1 ..`, inside one link.
+pub fn load_chunk(chain: &mut Chain, iterator: i64, data: &[u8]) -> Result<(), DumpError> {
+    let len = data.len() as u64;
+    if iterator <= 0 || (iterator as u64) < len {
+        return Err(DumpError::BadData);
+    }
+    let pos = (iterator as u64 - len)
+        .checked_sub(1)
+        .ok_or(DumpError::NoLink)?;
+    let (i, start) = locate(chain, pos).ok_or(DumpError::NoLink)?;
+    let bytes = word_bytes_mut(chain.links[i].words_mut());
+    let dst = bytes
+        .get_mut(start..)
+        .and_then(|rest| rest.get_mut(..data.len()))
+        .ok_or(DumpError::TooBig)?;
+    dst.copy_from_slice(data);
+    Ok(())
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::core::sizing;
+    use crate::core::ChainParams;
+
+    fn sample(nonscaling: bool) -> Chain {
+        let p = ChainParams {
+            error: 0.01,
+            capacity: 50,
+            expansion: 2,
+            nonscaling,
+            seed: 0xdead_beef,
+            max_bytes: u64::MAX,
+        };
+        let mut c = Chain::new(&p).unwrap();
+        for i in 0..if nonscaling { 40 } else { 400 } {
+            c.add(format!("item{i}").as_bytes(), u64::MAX).unwrap();
+        }
+        c
+    }
+
+    /// Dumps a chain and loads it back the way a client does.
+    fn round_trip(c: &Chain) -> Chain {
+        let mut out = chain_from_header(&header(c), 1, u64::MAX).unwrap();
+        for (next, data) in chunks(c) {
+            load_chunk(&mut out, next, data).unwrap();
+        }
+        out
+    }
+
+    #[test]
+    fn header_and_chunks_round_trip_exactly() {
+        for nonscaling in [false, true] {
+            let c = sample(nonscaling);
+            assert_eq!(
+                header(&c).len(),
+                20 + 53 * c.links.len() + 8 + c.links.len()
+            );
+            assert_eq!(round_trip(&c), c);
+        }
+    }
+
+    #[test]
+    fn iterators_follow_redisbloom() {
+        let c = sample(false);
+        let sizes: Vec<u64> = c.links.iter().map(Link::byte_count).collect();
+        assert!(sizes.len() >= 3);
+        assert!(matches!(scan(&c, 0), Scan::Header(_)));
+        let mut it = 1i64;
+        for &s in &sizes {
+            match scan(&c, it) {
+                Scan::Chunk { next, data } => {
+                    assert_eq!(data.len() as u64, s);
+                    assert_eq!(next, it + s as i64);
+                    it = next;
+                }
+                other => panic!("{other:?}"),
+            }
+        }
+        assert_eq!(scan(&c, it), Scan::End);
+        assert_eq!(scan(&c, -5), Scan::End);
+        assert_eq!(scan(&c, i64::MAX), Scan::End);
+        // A cursor in the middle of a link gets the rest of that link.
+        match scan(&c, 6) {
+            Scan::Chunk { next, data } => {
+                assert_eq!(data.len() as u64, sizes[0] - 5);
+                assert_eq!(next, 1 + sizes[0] as i64);
+            }
+            other => panic!("{other:?}"),
+        }
+        assert_eq!(chunks(&c).count(), sizes.len());
+    }
+
+    #[test]
+    fn big_links_come_in_16_mib_chunks() {
+        let mut c = sample(true);
+        c.links[0] = Link::new(
+            Layout::Classic,
+            1,
+            0.01,
+            Geometry {
+                bits: 17_971_992 * 8,
+                hashes: 7,
+            },
+        );
+        let steps: Vec<(i64, usize)> = chunks(&c).map(|(n, d)| (n, d.len())).collect();
+        assert_eq!(
+            steps,
+            vec![(16_777_217, MAX_CHUNK), (17_971_993, 1_194_776)]
+        );
+    }
+
+    #[test]
+    fn chunk_errors() {
+        let c = sample(false);
+        let first = c.links[0].byte_count() as usize;
+        let mut out = chain_from_header(&header(&c), 1, u64::MAX).unwrap();
+        let data = vec![0xffu8; first];
+        assert_eq!(load_chunk(&mut out, 0, &data), Err(DumpError::BadData));
+        assert_eq!(load_chunk(&mut out, -1, &[]), Err(DumpError::BadData));
+        assert_eq!(load_chunk(&mut out, 3, &data), Err(DumpError::BadData));
+        assert_eq!(
+            load_chunk(&mut out, first as i64, &data),
+            Err(DumpError::NoLink)
+        );
+        let total = c.bit_bytes() as i64;
+        assert_eq!(
+            load_chunk(&mut out, total + 10, &[1]),
+            Err(DumpError::NoLink)
+        );
+        // One byte more than the first link holds, ending inside the second.
+        let long = vec![0u8; first + 1];
+        assert_eq!(
+            load_chunk(&mut out, first as i64 + 2, &long),
+            Err(DumpError::TooBig)
+        );
+        assert_eq!(load_chunk(&mut out, 5, &[]), Ok(()));
+        assert_eq!(load_chunk(&mut out, first as i64 + 1, &data), Ok(()));
+        assert!(word_bytes(out.links[0].words()).iter().all(|&b| b == 0xff));
+    }
+
+    /// A header as RedisBloom 2.8 writes it for `BF.RESERVE k 0.01 1000` with `items` adds.
+    fn redisbloom_header(items: u64, options: u32) -> Vec<u8> {
+        let g = sizing::redisbloom(1000, 0.005).unwrap();
+        let bpe = (0.005f64.ln() / 0.480453013918201).abs();
+        let mut h = Vec::new();
+        h.extend_from_slice(&items.to_le_bytes());
+        h.extend_from_slice(&1u32.to_le_bytes());
+        h.extend_from_slice(&options.to_le_bytes());
+        h.extend_from_slice(&2u32.to_le_bytes());
+        h.extend_from_slice(&(g.bits / 8).to_le_bytes());
+        h.extend_from_slice(&g.bits.to_le_bytes());
+        h.extend_from_slice(&items.to_le_bytes());
+        h.extend_from_slice(&0.005f64.to_le_bytes());
+        h.extend_from_slice(&bpe.to_le_bytes());
+        h.extend_from_slice(&g.hashes.to_le_bytes());
+        h.extend_from_slice(&1000u64.to_le_bytes());
+        h.push(0);
+        h
+    }
+
+    #[test]
+    fn redisbloom_headers_load_with_its_layout() {
+        let h = redisbloom_header(500, OPT_NOROUND | OPT_FORCE64);
+        assert_eq!(h.len(), 73);
+        let c = chain_from_header(&h, 99, u64::MAX).unwrap();
+        assert_eq!(c.seed, 99);
+        assert_eq!(c.items, 500);
+        assert!(!c.nonscaling);
+        assert_eq!(c.links[0].layout, Layout::RedisBloom);
+        assert_eq!(c.links[0].bit_count(), 11_072);
+        assert_eq!(c.links[0].hashes, 8);
+        let ns = chain_from_header(&redisbloom_header(0, 12), 1, u64::MAX).unwrap();
+        assert!(ns.nonscaling);
+        // No FORCE64 (32-bit hashing), unknown options, wrong sizes: refused.
+        for options in [OPT_NOROUND, 4 | 16, 4 | 0x200] {
+            let h = redisbloom_header(0, options);
+            assert_eq!(chain_from_header(&h, 1, u64::MAX), Err(DumpError::BadData));
+        }
+        let mut bad = h.clone();
+        bad[0] = 1; // chain size != sum of link sizes
+        assert_eq!(
+            chain_from_header(&bad, 1, u64::MAX),
+            Err(DumpError::BadData)
+        );
+        let mut bad = h.clone();
+        bad[20 + 52] = 3; // n2
+        assert_eq!(
+            chain_from_header(&bad, 1, u64::MAX),
+            Err(DumpError::BadData)
+        );
+        let mut bad = h.clone();
+        bad[20 + 40] = 9; // hashes disagree with bpe
+        assert_eq!(
+            chain_from_header(&bad, 1, u64::MAX),
+            Err(DumpError::BadData)
+        );
+        assert_eq!(
+            chain_from_header(&h, 1, 1000),
+            Err(DumpError::TooLarge {
+                needed: 1384,
+                limit: 1000
+            })
+        );
+    }
+
+    #[test]
+    fn truncated_headers_are_refused() {
+        for h in [
+            header(&sample(false)),
+            redisbloom_header(3, OPT_NOROUND | OPT_FORCE64),
+        ] {
+            for cut in 0..h.len() {
+                assert_eq!(
+                    chain_from_header(&h[..cut], 1, u64::MAX),
+                    Err(DumpError::BadData),
+                    "cut at {cut}"
+                );
+            }
+            let mut long = h.clone();
+            long.push(0);
+            assert!(chain_from_header(&long, 1, u64::MAX).is_err());
+        }
+    }
+
+    /// xorshift64*, so the mutation test is reproducible without a dependency.
+    fn rng(state: &mut u64) -> u64 {
+        *state ^= *state >> 12;
+        *state ^= *state << 25;
+        *state ^= *state >> 27;
+        state.wrapping_mul(0x2545_f491_4f6c_dd1d)
+    }
+
+    #[test]
+    fn mutated_headers_never_panic_or_overallocate() {
+        let originals = [
+            header(&sample(false)),
+            header(&sample(true)),
+            redisbloom_header(7, OPT_NOROUND | OPT_FORCE64),
+        ];
+        let mut state = 0x1234_5678_9abc_def0u64;
+        let limit = 1 << 20;
+        for round in 0..5000 {
+            let mut h = originals[round % originals.len()].clone();
+            for _ in 0..1 + rng(&mut state) % 4 {
+                let i = (rng(&mut state) as usize) % h.len();
+                match rng(&mut state) % 3 {
+                    0 => h[i] ^= 1 << (rng(&mut state) % 8),
+                    1 => h[i] = rng(&mut state) as u8,
+                    _ => h.truncate(i),
+                }
+                if h.is_empty() {
+                    break;
+                }
+            }
+            if let Ok(c) = chain_from_header(&h, 1, limit) {
+                assert!(c.bit_bytes() <= limit);
+                assert_eq!(c.items, c.links.iter().map(|l| l.items).sum::<u64>());
+                // A chain that loaded is usable.
+                let mut c = c;
+                let _ = c.contains(b"x");
+                let _ = c.add(b"y", limit);
+                for (next, data) in chunks(&c.clone()) {
+                    load_chunk(&mut c, next, data).unwrap();
+                }
+            }
+        }
+    }
+}

@@ -1,0 +1,519 @@
+//! BF.SCANDUMP / BF.LOADCHUNK, migration from RedisBloom's dumps, AOF rewrite, DEBUG
+//! DIGEST-VALUE and COPY.
+
+mod common;
+
+use std::net::TcpListener;
+use std::path::Path;
+use std::process::{Child, Command, Stdio};
+use std::thread::sleep;
+use std::time::{Duration, Instant};
+
+use common::*;
+
+const REDISBLOOM: &str = "/root/.cache/redisbloom-reference/redisbloom.so";
+
+fn items(prefix: &str, n: usize) -> Vec<String> {
+    (0..n).map(|i| format!("{prefix}{i}")).collect()
+}
+
+fn exists_all(con: &mut redis::Connection, key: &str, its: &[String]) -> Vec<Reply> {
+    let cmds: Vec<Vec<&str>> = its
+        .iter()
+        .map(|i| vec!["BF.EXISTS", key, i.as_str()])
+        .collect();
+    pipeline(con, &cmds)
+}
+
+fn madd(con: &mut redis::Connection, key: &str, its: &[String]) -> Vec<Reply> {
+    let mut args = vec!["BF.MADD", key];
+    args.extend(its.iter().map(String::as_str));
+    match run(con, &args) {
+        Reply::Arr(v) => v,
+        other => panic!("BF.MADD {key}: {other:?}"),
+    }
+}
+
+/// Every SCANDUMP step of `key`: `(iterator returned, data)`, header first, end excluded.
+fn scandump(con: &mut redis::Connection, key: &str) -> Vec<(i64, Vec<u8>)> {
+    let mut out = Vec::new();
+    let mut it = 0i64;
+    loop {
+        match run(con, &["BF.SCANDUMP", key, &it.to_string()]) {
+            Reply::Arr(v) => match &v[..] {
+                [Reply::Int(0), Reply::Bulk(d)] => {
+                    assert!(d.is_empty(), "the last step has empty data");
+                    return out;
+                }
+                [Reply::Int(next), Reply::Bulk(d)] => {
+                    out.push((*next, d.clone()));
+                    it = *next;
+                }
+                other => panic!("SCANDUMP {key} {it}: {other:?}"),
+            },
+            other => panic!("SCANDUMP {key} {it}: {other:?}"),
+        }
+    }
+}
+
+fn loadchunks(con: &mut redis::Connection, key: &str, steps: &[(i64, Vec<u8>)]) {
+    for (it, data) in steps {
+        let it = it.to_string();
+        let args: [&[u8]; 4] = [b"BF.LOADCHUNK", key.as_bytes(), it.as_bytes(), data];
+        assert_eq!(run(con, &args), ok(), "LOADCHUNK {key} {it}");
+    }
+}
+
+fn loadchunk(con: &mut redis::Connection, key: &str, it: &str, data: &[u8]) -> Reply {
+    let args: [&[u8]; 4] = [b"BF.LOADCHUNK", key.as_bytes(), it.as_bytes(), data];
+    run(con, &args)
+}
+
+fn digest(con: &mut redis::Connection, key: &str) -> Reply {
+    run(con, &["DEBUG", "DIGEST-VALUE", key])
+}
+
+/// A scaling filter of several links with `n` items.
+fn multi_link(con: &mut redis::Connection, key: &str, n: usize) -> Vec<String> {
+    assert_eq!(run(con, &["BF.RESERVE", key, "0.01", "100"]), ok());
+    let its = items(&format!("{key}-item-"), n);
+    for chunk in its.chunks(500) {
+        madd(con, key, chunk);
+    }
+    its
+}
+
+#[test]
+fn round_trip_onto_a_second_server() {
+    let a = Server::new();
+    let b = Server::new();
+    let (mut ca, mut cb) = (a.conn(), b.conn());
+    let its = multi_link(&mut ca, "f", 2000);
+    let steps = scandump(&mut ca, "f");
+    // header, then one chunk per link (100, 200, 400, 800, 1600 capacities)
+    assert_eq!(
+        steps.len(),
+        1 + 5,
+        "steps: {:?}",
+        steps.iter().map(|s| (s.0, s.1.len())).collect::<Vec<_>>()
+    );
+    assert_eq!(steps[0].0, 1);
+    assert_eq!(steps[0].1.len(), 20 + 53 * 5 + 8 + 5);
+    loadchunks(&mut cb, "f", &steps);
+    assert_eq!(
+        run(&mut cb, &["TYPE", "f"]),
+        Reply::Status("MBbloom--".into())
+    );
+    assert_eq!(exists_all(&mut cb, "f", &its), vec![int(1); its.len()]);
+    let absent = items("absent-", 5000);
+    assert_eq!(
+        exists_all(&mut ca, "f", &absent),
+        exists_all(&mut cb, "f", &absent)
+    );
+    assert_eq!(digest(&mut ca, "f"), digest(&mut cb, "f"));
+    assert_eq!(
+        run(&mut ca, &["BF.CARD", "f"]),
+        run(&mut cb, &["BF.CARD", "f"])
+    );
+    assert_eq!(madd(&mut cb, "f", &its), vec![int(0); its.len()]);
+    // A second dump of the copy is byte for byte the first.
+    assert_eq!(scandump(&mut cb, "f"), steps);
+    // And it keeps growing like the original.
+    let more = items("more-", 3000);
+    assert_eq!(madd(&mut ca, "f", &more), madd(&mut cb, "f", &more));
+    assert_eq!(digest(&mut ca, "f"), digest(&mut cb, "f"));
+}
+
+#[test]
+fn scandump_iterators() {
+    let s = Server::new();
+    let mut c = s.conn();
+    multi_link(&mut c, "f", 300);
+    let steps = scandump(&mut c, "f");
+    let sizes: Vec<usize> = steps[1..].iter().map(|s| s.1.len()).collect();
+    let mut it = 1;
+    for (i, size) in sizes.iter().enumerate() {
+        it += *size as i64;
+        assert_eq!(steps[i + 1].0, it);
+    }
+    // a cursor in the middle of a link returns the rest of that link
+    match run(&mut c, &["BF.SCANDUMP", "f", "5"]) {
+        Reply::Arr(v) => {
+            assert_eq!(v[0], int(1 + sizes[0] as i64));
+            assert_eq!(v[1], Reply::Bulk(steps[1].1[4..].to_vec()));
+        }
+        other => panic!("{other:?}"),
+    }
+    for past in ["-1", "999999999", &it.to_string()] {
+        assert_eq!(
+            run(&mut c, &["BF.SCANDUMP", "f", past]),
+            arr(vec![int(0), bulk("")]),
+            "SCANDUMP f {past}"
+        );
+    }
+}
+
+#[test]
+fn scandump_and_loadchunk_errors() {
+    let s = Server::new();
+    let mut c = s.conn();
+    assert_eq!(run(&mut c, &["SET", "str", "x"]), ok());
+    multi_link(&mut c, "f", 300);
+    // SCANDUMP: the key is looked up before the iterator is parsed
+    assert_eq!(
+        run(&mut c, &["BF.SCANDUMP", "nokey", "0"]),
+        err("ERR not found")
+    );
+    assert_eq!(
+        run(&mut c, &["BF.SCANDUMP", "nokey", "x"]),
+        err("ERR not found")
+    );
+    assert_eq!(run(&mut c, &["BF.SCANDUMP", "str", "x"]), err(WRONGTYPE));
+    assert_eq!(
+        run(&mut c, &["BF.SCANDUMP", "f", "x"]),
+        err("Second argument must be numeric")
+    );
+    assert_eq!(
+        run(&mut c, &["BF.SCANDUMP", "f"]),
+        err("ERR wrong number of arguments for 'bf.scandump' command")
+    );
+    // LOADCHUNK: the iterator is parsed first
+    assert_eq!(
+        run(&mut c, &["BF.LOADCHUNK", "str", "x", "data"]),
+        err("ERR Second argument must be numeric")
+    );
+    assert_eq!(
+        run(&mut c, &["BF.LOADCHUNK", "str", "1", "data"]),
+        err(WRONGTYPE)
+    );
+    assert_eq!(
+        run(&mut c, &["BF.LOADCHUNK", "f", "1"]),
+        err("ERR wrong number of arguments for 'bf.loadchunk' command")
+    );
+    let steps = scandump(&mut c, "f");
+    let header = &steps[0].1;
+    // a chunk for a missing key
+    assert_eq!(
+        loadchunk(&mut c, "nokey", &steps[1].0.to_string(), &steps[1].1),
+        err("ERR not found")
+    );
+    // bad header lengths and contents
+    let bad = "ERR received bad data";
+    for h in [
+        &header[..0],
+        &header[..19],
+        &header[..header.len() - 1],
+        &header[..73],
+    ] {
+        assert_eq!(
+            loadchunk(&mut c, "new", "1", h),
+            err(bad),
+            "{} bytes",
+            h.len()
+        );
+    }
+    let mut long = header.clone();
+    long.push(2);
+    assert_eq!(loadchunk(&mut c, "new", "1", &long), err(bad));
+    let mut flipped = header.clone();
+    flipped[0] ^= 1; // chain size != sum of link sizes
+    assert_eq!(loadchunk(&mut c, "new", "1", &flipped), err(bad));
+    assert_eq!(run(&mut c, &["EXISTS", "new"]), int(0));
+    // re-sending a header to an existing key
+    assert_eq!(loadchunk(&mut c, "f", "1", header), err(bad));
+    // chunks at the wrong place or of the wrong length
+    let (next, chunk) = (&steps[1].0, &steps[1].1);
+    let len = chunk.len() as i64;
+    assert_eq!(loadchunk(&mut c, "f", "0", chunk), err(bad));
+    assert_eq!(loadchunk(&mut c, "f", "-3", b""), err(bad));
+    assert_eq!(
+        loadchunk(&mut c, "f", &(len - 1).to_string(), chunk),
+        err(bad)
+    );
+    assert_eq!(
+        loadchunk(&mut c, "f", &len.to_string(), chunk),
+        err("ERR invalid offset - no link found")
+    );
+    assert_eq!(
+        loadchunk(&mut c, "f", "99999999", b"abc"),
+        err("ERR invalid offset - no link found")
+    );
+    let mut longer = chunk.clone();
+    longer.push(0);
+    assert_eq!(
+        loadchunk(&mut c, "f", &(next + 1).to_string(), &longer),
+        err("ERR invalid chunk - Too big for current filter")
+    );
+    // the iterator that was requested instead of the one returned
+    assert_eq!(loadchunk(&mut c, "f", "1", chunk), err(bad));
+    // a header over the per-filter limit names the limit
+    let small = Server::with_args(&["MAX_FILTER_BYTES", "100"], &[]);
+    let r = loadchunk(&mut small.conn(), "f", "1", header);
+    assert!(r.err_text().contains("MAX_FILTER_BYTES"), "{r:?}");
+    // the right chunk at the right place is fine, and a zero-length chunk is a no-op
+    assert_eq!(loadchunk(&mut c, "f", &next.to_string(), chunk), ok());
+    assert_eq!(loadchunk(&mut c, "f", "1", b""), ok());
+}
+
+#[test]
+fn loadchunk_replicates_and_notifies() {
+    let s = Server::new();
+    let mut c = s.conn();
+    multi_link(&mut c, "f", 300);
+    let steps = scandump(&mut c, "f");
+    assert_eq!(
+        run(&mut c, &["CONFIG", "SET", "notify-keyspace-events", "KEA"]),
+        ok()
+    );
+    let mut sub = s.conn();
+    assert!(!run(&mut sub, &["SUBSCRIBE", "__keyevent@0__:bf.loadchunk"]).is_err());
+    loadchunks(&mut c, "g", &steps);
+    let mut msg = sub.recv_response().expect("keyspace event");
+    if let redis::Value::Array(v) = &mut msg {
+        assert_eq!(v.last(), Some(&redis::Value::BulkString(b"g".to_vec())));
+    } else {
+        panic!("{msg:?}");
+    }
+}
+
+/// A RedisBloom server of our own, stopped by pid on drop.
+struct RedisBloom {
+    port: u16,
+    child: Child,
+}
+
+impl RedisBloom {
+    fn start() -> Option<RedisBloom> {
+        if !Path::new(REDISBLOOM).exists() {
+            eprintln!("{REDISBLOOM} missing: skipping the RedisBloom comparison");
+            return None;
+        }
+        let port = TcpListener::bind("127.0.0.1:0")
+            .unwrap()
+            .local_addr()
+            .unwrap()
+            .port();
+        let child = Command::new(REDIS_SERVER)
+            .args([
+                "--port",
+                &port.to_string(),
+                "--bind",
+                "127.0.0.1",
+                "--save",
+                "",
+            ])
+            .args(["--appendonly", "no", "--loadmodule", REDISBLOOM])
+            .stdin(Stdio::null())
+            .stdout(Stdio::null())
+            .stderr(Stdio::null())
+            .spawn()
+            .expect("spawn redis-server with RedisBloom");
+        let rb = RedisBloom { port, child };
+        let deadline = Instant::now() + Duration::from_secs(10);
+        while rb.try_conn().is_none() {
+            assert!(Instant::now() < deadline, "RedisBloom server did not start");
+            sleep(Duration::from_millis(20));
+        }
+        Some(rb)
+    }
+
+    fn try_conn(&self) -> Option<redis::Connection> {
+        let client = redis::Client::open(format!("redis://127.0.0.1:{}/", self.port)).ok()?;
+        let mut con = client
+            .get_connection_with_timeout(Duration::from_millis(500))
+            .ok()?;
+        redis::cmd("PING").query::<String>(&mut con).ok()?;
+        Some(con)
+    }
+}
+
+impl Drop for RedisBloom {
+    fn drop(&mut self) {
+        let _ = Command::new("kill")
+            .arg(self.child.id().to_string())
+            .status();
+        let _ = self.child.wait();
+    }
+}
+
+#[test]
+fn loads_redisbloom_scandump_output() {
+    let Some(rb) = RedisBloom::start() else {
+        return;
+    };
+    let mut crb = rb.try_conn().unwrap();
+    assert_eq!(run(&mut crb, &["BF.RESERVE", "rb", "0.01", "1000"]), ok());
+    let its = items("redisbloom-", 500);
+    madd(&mut crb, "rb", &its);
+    // a scaling one with several links too
+    assert_eq!(run(&mut crb, &["BF.RESERVE", "rb3", "0.01", "100"]), ok());
+    let its3 = items("three-", 600);
+    madd(&mut crb, "rb3", &its3);
+    assert_eq!(
+        run(&mut crb, &["BF.RESERVE", "ns", "0.01", "100", "NONSCALING"]),
+        ok()
+    );
+    madd(&mut crb, "ns", &its[..100]);
+
+    let s = Server::new();
+    let mut c = s.conn();
+    for (key, its) in [("rb", &its[..]), ("rb3", &its3[..]), ("ns", &its[..100])] {
+        let steps = scandump(&mut crb, key);
+        loadchunks(&mut c, key, &steps);
+        assert_eq!(
+            exists_all(&mut c, key, its),
+            vec![int(1); its.len()],
+            "{key}"
+        );
+        let absent = items("not-there-", 2000);
+        assert_eq!(
+            exists_all(&mut c, key, &absent),
+            exists_all(&mut crb, key, &absent),
+            "{key}: same false positives as RedisBloom"
+        );
+        assert_eq!(
+            run(&mut c, &["BF.CARD", key]),
+            run(&mut crb, &["BF.CARD", key])
+        );
+    }
+    assert_eq!(
+        run(&mut c, &["BF.ADD", "ns", "one more"]),
+        err("ERR non scaling filter is full")
+    );
+    // the migrated filter keeps working: it grows native links and its dump reloads here
+    let more = items("after-", 3000);
+    madd(&mut c, "rb", &more);
+    assert_eq!(exists_all(&mut c, "rb", &its), vec![int(1); its.len()]);
+    assert_eq!(exists_all(&mut c, "rb", &more), vec![int(1); more.len()]);
+    let steps = scandump(&mut c, "rb");
+    loadchunks(&mut c, "rb-again", &steps);
+    assert_eq!(digest(&mut c, "rb"), digest(&mut c, "rb-again"));
+    assert_eq!(
+        exists_all(&mut c, "rb-again", &its),
+        vec![int(1); its.len()]
+    );
+}
+
+fn info_field(con: &mut redis::Connection, section: &str, field: &str) -> String {
+    let text = match run(con, &["INFO", section]) {
+        Reply::Bulk(b) => String::from_utf8(b).unwrap(),
+        other => panic!("INFO: {other:?}"),
+    };
+    text.lines()
+        .find_map(|l| l.strip_prefix(&format!("{field}:")))
+        .unwrap_or_else(|| panic!("no {field} in INFO {section}"))
+        .trim()
+        .to_string()
+}
+
+fn wait_for_rewrite(c: &mut redis::Connection) {
+    let deadline = Instant::now() + Duration::from_secs(30);
+    while info_field(c, "persistence", "aof_rewrite_in_progress") != "0"
+        || info_field(c, "persistence", "aof_rewrite_scheduled") != "0"
+    {
+        assert!(Instant::now() < deadline, "AOF rewrite did not finish");
+        sleep(Duration::from_millis(20));
+    }
+}
+
+#[test]
+fn aof_rewrite_rebuilds_the_filters() {
+    let mut s = Server::with_args(
+        &[],
+        &["--appendonly", "yes", "--aof-use-rdb-preamble", "no"],
+    );
+    let mut c = s.conn();
+    let its = multi_link(&mut c, "f", 2000);
+    assert_eq!(
+        run(&mut c, &["BF.RESERVE", "ns", "0.001", "50", "NONSCALING"]),
+        ok()
+    );
+    let ns = items("ns-", 50);
+    madd(&mut c, "ns", &ns);
+    let digests = [digest(&mut c, "f"), digest(&mut c, "ns")];
+    let absent = items("absent-", 3000);
+    let absent_answers = exists_all(&mut c, "f", &absent);
+    // Wait for the startup rewrite, if any, then rewrite.
+    wait_for_rewrite(&mut c);
+    assert!(!run(&mut c, &["BGREWRITEAOF"]).is_err());
+    sleep(Duration::from_millis(50));
+    wait_for_rewrite(&mut c);
+    assert_eq!(
+        info_field(&mut c, "persistence", "aof_last_bgrewrite_status"),
+        "ok"
+    );
+    let base = std::fs::read_dir(s.dir.join("appendonlydir"))
+        .unwrap()
+        .map(|e| e.unwrap().path())
+        .find(|p| p.to_string_lossy().ends_with(".base.aof"))
+        .expect("a base AOF");
+    let text = std::fs::read(&base).unwrap();
+    let count = text.windows(12).filter(|w| w == b"BF.LOADCHUNK").count();
+    assert_eq!(
+        count,
+        (1 + 5) + (1 + 1),
+        "LOADCHUNK commands in the base AOF"
+    );
+    drop(c);
+    s.restart();
+    assert!(
+        s.log().contains("append only file"),
+        "loaded from the AOF:\n{}",
+        s.log()
+    );
+    let mut c = s.conn();
+    assert_eq!([digest(&mut c, "f"), digest(&mut c, "ns")], digests);
+    assert_eq!(exists_all(&mut c, "f", &its), vec![int(1); its.len()]);
+    assert_eq!(exists_all(&mut c, "ns", &ns), vec![int(1); ns.len()]);
+    assert_eq!(exists_all(&mut c, "f", &absent), absent_answers);
+}
+
+/// An item `key` answers 0 for (filters have random seeds, so a fixed name could be a false
+/// positive).
+fn absent_item(con: &mut redis::Connection, key: &str, prefix: &str) -> String {
+    (0..)
+        .map(|i| format!("{prefix} {i}"))
+        .find(|item| run(con, &["BF.EXISTS", key, item]) == int(0))
+        .expect("some item is absent")
+}
+
+#[test]
+fn copy_and_digest() {
+    let s = Server::new();
+    let mut c = s.conn();
+    let its = multi_link(&mut c, "f", 1000);
+    assert_eq!(run(&mut c, &["COPY", "f", "g"]), int(1));
+    assert_eq!(digest(&mut c, "f"), digest(&mut c, "g"));
+    assert_eq!(exists_all(&mut c, "g", &its), vec![int(1); its.len()]);
+    assert_eq!(
+        run(&mut c, &["BF.CARD", "g"]),
+        run(&mut c, &["BF.CARD", "f"])
+    );
+    // The copy is independent of the original.
+    let before = digest(&mut c, "f");
+    let only_in_g = absent_item(&mut c, "g", "only in g");
+    assert_eq!(run(&mut c, &["BF.ADD", "g", &only_in_g]), int(1));
+    assert_ne!(digest(&mut c, "g"), before);
+    assert_eq!(digest(&mut c, "f"), before);
+    assert_eq!(run(&mut c, &["BF.EXISTS", "f", &only_in_g]), int(0));
+    // An existing item changes nothing; a new one changes the digest.
+    assert_eq!(run(&mut c, &["BF.ADD", "f", &its[0]]), int(0));
+    assert_eq!(digest(&mut c, "f"), before);
+    let new_item = absent_item(&mut c, "f", "a new item");
+    assert_eq!(run(&mut c, &["BF.ADD", "f", &new_item]), int(1));
+    assert_ne!(digest(&mut c, "f"), before);
+    // COPY onto an existing key needs REPLACE.
+    assert_eq!(run(&mut c, &["COPY", "f", "g"]), int(0));
+    assert_eq!(run(&mut c, &["COPY", "f", "g", "REPLACE"]), int(1));
+    assert_eq!(digest(&mut c, "f"), digest(&mut c, "g"));
+    // Big filters are freed lazily; DEL still removes them at once.
+    assert_eq!(
+        run(&mut c, &["BF.RESERVE", "big", "0.001", "5000000"]),
+        ok()
+    );
+    assert_eq!(run(&mut c, &["UNLINK", "big"]), int(1));
+    assert_eq!(run(&mut c, &["EXISTS", "big"]), int(0));
+    assert!(info_field(&mut c, "memory", "lazyfree_pending_objects")
+        .parse::<i64>()
+        .is_ok());
+}
