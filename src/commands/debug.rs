@@ -1,18 +1,16 @@
 //! BF.DEBUG key: the chain's item count, then one status line per link.
 
-use super::{Args, Ctx, Slot};
+use super::{Args, Ctx};
 use crate::core::Chain;
-use crate::errors;
 
 pub fn debug(ctx: &Ctx, a: &Args) {
     if a.len() != 2 {
         return ctx.reply_wrong_arity();
     }
     let key = ctx.open_key(a, 1, false);
-    match key.slot() {
-        Slot::Empty => ctx.reply_error(errors::NOT_FOUND),
-        Slot::Other => ctx.reply_error(errors::WRONG_TYPE),
-        Slot::Bloom(chain) => {
+    match key.filter() {
+        Err(text) => ctx.reply_error(text),
+        Ok(chain) => {
             let lines = lines(chain);
             ctx.reply_array(lines.len());
             for line in &lines {

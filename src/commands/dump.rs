@@ -11,10 +11,9 @@ pub fn scandump(ctx: &Ctx, a: &Args) {
     }
     // RedisBloom looks the key up before it parses the iterator.
     let key = ctx.open_key(a, 1, false);
-    let chain = match key.slot() {
-        Slot::Empty => return ctx.reply_error(errors::NOT_FOUND),
-        Slot::Other => return ctx.reply_error(errors::WRONG_TYPE),
-        Slot::Bloom(chain) => chain,
+    let chain = match key.filter() {
+        Ok(chain) => chain,
+        Err(text) => return ctx.reply_error(text),
     };
     let Some(iterator) = args::integer(a.get(2)) else {
         return ctx.reply_error(errors::SCANDUMP_BAD_ITERATOR);

@@ -55,10 +55,9 @@ pub fn info(ctx: &Ctx, a: &Args) {
         return ctx.reply_wrong_arity();
     }
     let key = ctx.open_key(a, 1, false);
-    let chain = match key.slot() {
-        Slot::Empty => return ctx.reply_error(errors::NOT_FOUND),
-        Slot::Other => return ctx.reply_error(errors::WRONG_TYPE),
-        Slot::Bloom(chain) => chain,
+    let chain = match key.filter() {
+        Ok(chain) => chain,
+        Err(text) => return ctx.reply_error(text),
     };
     let reply_value = |f: &Field| match (f.value)(chain) {
         Some(n) => ctx.reply_integer(n),

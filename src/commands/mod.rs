@@ -201,6 +201,16 @@ impl Key {
         })
     }
 
+    /// The filter in this key, or the error to reply when it is missing (`ERR not found`) or
+    /// of another type, for the commands that need an existing filter.
+    pub fn filter(&self) -> Result<&mut Chain, &'static str> {
+        match self.slot() {
+            Slot::Bloom(chain) => Ok(chain),
+            Slot::Empty => Err(errors::NOT_FOUND),
+            Slot::Other => Err(errors::WRONG_TYPE),
+        }
+    }
+
     /// Stores a new chain in an empty key opened for writing and returns it.
     // The handle is the only access to the value while the key is open, so handing out one
     // mutable borrow tied to it is sound although `self` is shared.
