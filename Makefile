@@ -16,7 +16,7 @@ APT_PKGS    := libclang-dev clang redis-server redis-tools
 # sudo only when we are not root (and only if sudo exists).
 SUDO := $(shell [ "$$(id -u)" = 0 ] || { command -v sudo >/dev/null 2>&1 && echo sudo; })
 
-.PHONY: all deps build run test fmt clippy clean
+.PHONY: all deps build run test pytest test-py fmt clippy clean
 
 all: build
 
@@ -57,6 +57,27 @@ run: build
 test: deps
 	$(CARGO) build --release
 	$(CARGO) test --release -- --test-threads=2
+	$(MAKE) --no-print-directory pytest
+
+# Python tests (tests/py): redis-py's r.bf() API against rsbloom, and a differential run against
+# RedisBloom 2.8.2 (../shared/tools/redisbloom-so). The venv is created once in .venv.
+VENV        := $(CURDIR)/.venv
+PY_PKGS     := redis==8.1.0 pytest==8.4.2
+
+pytest:
+	@if [ ! -x $(VENV)/bin/python ]; then \
+	  python3 -m venv $(VENV) 2>/dev/null || { \
+	    rm -rf $(VENV); \
+	    echo "pytest: python3 -m venv failed; installing python3-venv"; \
+	    $(SUDO) apt-get update && \
+	    $(SUDO) env DEBIAN_FRONTEND=noninteractive apt-get install -y python3-venv && \
+	    python3 -m venv $(VENV); }; \
+	fi
+	$(VENV)/bin/python -m pip install -q --disable-pip-version-check $(PY_PKGS)
+	@[ -f $(MODULE) ] || $(CARGO) build --release
+	$(VENV)/bin/python -m pytest -q tests/py
+
+test-py: pytest
 
 fmt:
 	$(CARGO) fmt --all

@@ -1,7 +1,12 @@
 //! Module settings: defaults for implicitly created filters and the per-filter memory limit.
-//! Set by module load arguments (`loadmodule librsbloom.so ERROR_RATE 0.01 ...`).
+//! Set by module load arguments (`loadmodule librsbloom.so ERROR_RATE 0.01 ...`), then by the
+//! module configs `bf.error-rate`, `bf.initial-size`, `bf.expansion` and `bf.max-filter-bytes`
+//! (redis.conf, the command line, `CONFIG SET`), which override them.
 
-use std::sync::atomic::{AtomicU64, Ordering::Relaxed};
+use std::ffi::{c_char, c_int, c_longlong, c_void, CStr, CString};
+use std::sync::atomic::{AtomicPtr, AtomicU64, Ordering::Relaxed};
+
+use redis_module::raw;
 
 use crate::args;
 
@@ -49,9 +54,9 @@ pub fn apply_load_args(argv: &[&[u8]]) -> Result<(), String> {
             ))
         };
         if args::is(name, "ERROR_RATE") {
-            match args::double(value) {
-                Some(r) if r > 0.0 && r < 1.0 => ERROR_RATE_BITS.store(r.to_bits(), Relaxed),
-                _ => return bad("a number between 0 and 1, exclusive"),
+            match parse_error_rate(value) {
+                Some(r) => ERROR_RATE_BITS.store(r.to_bits(), Relaxed),
+                None => return bad("a number between 0 and 1, exclusive"),
             }
         } else if args::is(name, "INITIAL_SIZE") {
             match args::integer(value) {
@@ -78,4 +83,256 @@ pub fn apply_load_args(argv: &[&[u8]]) -> Result<(), String> {
         }
     }
     Ok(())
+}
+
+/// The error text of an invalid error rate, for CONFIG SET and redis.conf.
+pub const ERROR_RATE_CONFIG_ERROR: &str =
+    "bf.error-rate must be a number between 0 and 1, exclusive";
+
+/// The error rate as CONFIG GET shows it: the shortest text that parses back to the same f64.
+pub fn error_rate_text() -> String {
+    format!("{:?}", error_rate())
+}
+
+/// Parses and validates an error rate (0 < r < 1), strictly.
+fn parse_error_rate(text: &[u8]) -> Option<f64> {
+    args::double(text).filter(|&r| r > 0.0 && r < 1.0)
+}
+
+/// Runs `f`, turning a panic into `fallback`: Redis's callbacks must never unwind into C.
+fn no_panic<T>(fallback: T, f: impl FnOnce() -> T) -> T {
+    std::panic::catch_unwind(std::panic::AssertUnwindSafe(f)).unwrap_or(fallback)
+}
+
+/// Sets a config callback's error string; Redis takes ownership and frees it.
+fn set_config_error(err: *mut *mut raw::RedisModuleString, text: &str) {
+    if err.is_null() {
+        return;
+    }
+    // SAFETY: a NULL context creates an unmanaged string; `text` is a valid buffer of its
+    // length; `err` is the non-NULL out-pointer Redis passed to the set callback.
+    unsafe {
+        *err = raw::RedisModule_CreateString.unwrap()(
+            std::ptr::null_mut(),
+            text.as_ptr().cast::<c_char>(),
+            text.len(),
+        );
+    }
+}
+
+/// The string last returned for `bf.error-rate`: Redis copies the value a get callback returns
+/// but does not free it, so the module keeps it until the next get.
+static ERROR_RATE_STRING: AtomicPtr<raw::RedisModuleString> = AtomicPtr::new(std::ptr::null_mut());
+
+extern "C" fn get_error_rate(
+    _name: *const c_char,
+    _privdata: *mut c_void,
+) -> *mut raw::RedisModuleString {
+    no_panic(std::ptr::null_mut(), || {
+        let text = error_rate_text();
+        // SAFETY: a NULL context creates an unmanaged string from a valid buffer.
+        let new = unsafe {
+            raw::RedisModule_CreateString.unwrap()(
+                std::ptr::null_mut(),
+                text.as_ptr().cast::<c_char>(),
+                text.len(),
+            )
+        };
+        let old = ERROR_RATE_STRING.swap(new, Relaxed);
+        if !old.is_null() {
+            // SAFETY: `old` was created above by an earlier get, which Redis has finished with
+            // (it copies the value before returning), and it is freed exactly once.
+            unsafe { raw::RedisModule_FreeString.unwrap()(std::ptr::null_mut(), old) };
+        }
+        new
+    })
+}
+
+extern "C" fn set_error_rate(
+    _name: *const c_char,
+    val: *mut raw::RedisModuleString,
+    _privdata: *mut c_void,
+    err: *mut *mut raw::RedisModuleString,
+) -> c_int {
+    const ERR: c_int = raw::Status::Err as c_int;
+    no_panic(ERR, || {
+        let mut len = 0usize;
+        // SAFETY: Redis passes a valid string that lives for the whole call.
+        let ptr = unsafe { raw::RedisModule_StringPtrLen.unwrap()(val, &mut len) };
+        // SAFETY: Redis guarantees `len` readable bytes at `ptr`.
+        let text = unsafe { std::slice::from_raw_parts(ptr.cast::<u8>(), len) };
+        match parse_error_rate(text) {
+            Some(r) => {
+                ERROR_RATE_BITS.store(r.to_bits(), Relaxed);
+                raw::Status::Ok as c_int
+            }
+            None => {
+                set_config_error(err, ERROR_RATE_CONFIG_ERROR);
+                ERR
+            }
+        }
+    })
+}
+
+/// A numeric config: its name (without the `bf.` prefix Redis adds), range, flags and atomic.
+struct Numeric {
+    name: &'static CStr,
+    min: i64,
+    max: i64,
+    flags: u32,
+    cell: &'static AtomicU64,
+}
+
+static NUMERIC: [Numeric; 3] = [
+    Numeric {
+        name: c"initial-size",
+        min: 1,
+        max: i64::MAX,
+        flags: raw::REDISMODULE_CONFIG_DEFAULT,
+        cell: &INITIAL_SIZE,
+    },
+    Numeric {
+        name: c"expansion",
+        min: 0,
+        max: u32::MAX as i64,
+        flags: raw::REDISMODULE_CONFIG_DEFAULT,
+        cell: &EXPANSION,
+    },
+    Numeric {
+        name: c"max-filter-bytes",
+        min: 64,
+        max: i64::MAX,
+        flags: raw::REDISMODULE_CONFIG_MEMORY,
+        cell: &MAX_FILTER_BYTES,
+    },
+];
+
+/// The entry of [`NUMERIC`] a callback's privdata points at.
+fn numeric_of(privdata: *mut c_void) -> Option<&'static Numeric> {
+    NUMERIC
+        .iter()
+        .find(|n| std::ptr::eq(n.cell, privdata.cast_const().cast()))
+}
+
+extern "C" fn get_numeric(_name: *const c_char, privdata: *mut c_void) -> c_longlong {
+    no_panic(0, || {
+        numeric_of(privdata).map_or(0, |n| {
+            n.cell.load(Relaxed).min(i64::MAX as u64) as c_longlong
+        })
+    })
+}
+
+extern "C" fn set_numeric(
+    _name: *const c_char,
+    val: c_longlong,
+    privdata: *mut c_void,
+    err: *mut *mut raw::RedisModuleString,
+) -> c_int {
+    const ERR: c_int = raw::Status::Err as c_int;
+    no_panic(ERR, || {
+        let Some(n) = numeric_of(privdata) else {
+            set_config_error(err, "unknown rsbloom config");
+            return ERR;
+        };
+        // Redis checks the range before calling; checked again so the atomic never holds junk.
+        if !(n.min..=n.max).contains(&val) {
+            let name = n.name.to_string_lossy();
+            set_config_error(
+                err,
+                &format!("bf.{name} must be between {} and {}", n.min, n.max),
+            );
+            return ERR;
+        }
+        n.cell.store(val as u64, Relaxed);
+        raw::Status::Ok as c_int
+    })
+}
+
+/// Registers the module configs, then loads their values from redis.conf / the command line.
+/// Call from OnLoad after [`apply_load_args`]: each config's default is the value the load
+/// arguments left, so a config not set in redis.conf keeps it.
+// `ctx` is only passed on to Redis, which requires OnLoad's live context.
+#[allow(clippy::not_unsafe_ptr_arg_deref)]
+pub fn register(ctx: *mut raw::RedisModuleCtx) -> Result<(), String> {
+    let ok = raw::Status::Ok as c_int;
+    let default = CString::new(error_rate_text()).map_err(|e| e.to_string())?;
+    // SAFETY: OnLoad's live context; NUL-terminated strings (Redis copies them); callbacks
+    // with the signatures Redis expects; no privdata.
+    let status = unsafe {
+        raw::RedisModule_RegisterStringConfig.unwrap()(
+            ctx,
+            c"error-rate".as_ptr(),
+            default.as_ptr(),
+            raw::REDISMODULE_CONFIG_DEFAULT,
+            Some(get_error_rate),
+            Some(set_error_rate),
+            None,
+            std::ptr::null_mut(),
+        )
+    };
+    if status != ok {
+        return Err("could not register config bf.error-rate".into());
+    }
+    for n in &NUMERIC {
+        let current = n.cell.load(Relaxed).min(n.max as u64) as i64;
+        // SAFETY: as above; privdata points at the config's static atomic, which lives for the
+        // whole process and is only read through `numeric_of`.
+        let status = unsafe {
+            raw::RedisModule_RegisterNumericConfig.unwrap()(
+                ctx,
+                n.name.as_ptr(),
+                current,
+                n.flags,
+                n.min,
+                n.max,
+                Some(get_numeric),
+                Some(set_numeric),
+                None,
+                std::ptr::from_ref(n.cell).cast_mut().cast(),
+            )
+        };
+        if status != ok {
+            return Err(format!(
+                "could not register config bf.{}",
+                n.name.to_string_lossy()
+            ));
+        }
+    }
+    // SAFETY: OnLoad's live context, after every config is registered.
+    if unsafe { raw::RedisModule_LoadConfigs.unwrap()(ctx) } != ok {
+        return Err("invalid bf.* config value (see the log above)".into());
+    }
+    Ok(())
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn error_rates_are_strict_and_in_range() {
+        assert_eq!(parse_error_rate(b"0.01"), Some(0.01));
+        assert_eq!(parse_error_rate(b"1e-3"), Some(0.001));
+        for bad in [
+            &b"0"[..],
+            b"1",
+            b"-0.1",
+            b"inf",
+            b"nan",
+            b"0.01x",
+            b" 0.01",
+            b"",
+        ] {
+            assert_eq!(parse_error_rate(bad), None, "{bad:?}");
+        }
+    }
+
+    #[test]
+    fn error_rate_text_round_trips() {
+        for r in [0.01, 0.001, 0.1 + 0.2, 1e-10, 0.5] {
+            let text = format!("{r:?}");
+            assert_eq!(parse_error_rate(text.as_bytes()), Some(r), "{text}");
+        }
+        assert_eq!(format!("{:?}", 0.01), "0.01");
+    }
 }

@@ -7,8 +7,9 @@ use std::os::raw::c_char;
 use redis_module::native_types::RedisType;
 use redis_module::raw;
 
+use crate::commands::FIXED_SEED;
 use crate::core::codec::{self, DecodeError, FieldReader, FieldWriter};
-use crate::core::dump;
+use crate::core::{dump, redisbloom};
 use crate::core::{Chain, Link};
 
 /// The data type, named as RedisBloom names it so that TYPE answers the same.
@@ -118,17 +119,31 @@ extern "C" fn rdb_save(rdb: *mut raw::RedisModuleIO, value: *mut c_void) {
 }
 
 extern "C" fn rdb_load(rdb: *mut raw::RedisModuleIO, encver: c_int) -> *mut c_void {
-    if encver != codec::ENCODING_VERSION {
-        log_io_warning(
-            rdb,
-            &format!("cannot load MBbloom-- encoding version {encver}"),
-        );
-        return std::ptr::null_mut();
-    }
-    match codec::decode(&mut RdbReader(rdb)) {
-        Ok(chain) => Box::into_raw(Box::new(chain)).cast(),
+    let decoded = match encver {
+        codec::ENCODING_VERSION => codec::decode(&mut RdbReader(rdb)),
+        // RedisBloom's own encodings (drop-in migration). The native links such a chain grows
+        // later use the fixed seed, so replicas and AOF replays grow identical ones.
+        0..=redisbloom::MAX_ENCODING_VERSION => {
+            redisbloom::decode_redisbloom(&mut RdbReader(rdb), encver, FIXED_SEED)
+        }
+        _ => {
+            log_io_warning(
+                rdb,
+                &format!("cannot load MBbloom-- encoding version {encver}"),
+            );
+            return std::ptr::null_mut();
+        }
+    };
+    match decoded {
+        Ok(chain) => {
+            crate::stats::filter_created(&chain);
+            Box::into_raw(Box::new(chain)).cast()
+        }
         Err(DecodeError(why)) => {
-            log_io_warning(rdb, &format!("refusing corrupt bloom filter: {why}"));
+            log_io_warning(
+                rdb,
+                &format!("refusing corrupt bloom filter (encoding version {encver}): {why}"),
+            );
             std::ptr::null_mut()
         }
     }
@@ -145,7 +160,9 @@ fn log_io_warning(rdb: *mut raw::RedisModuleIO, msg: &str) {
 
 extern "C" fn free(value: *mut c_void) {
     // SAFETY: Redis hands back a value created with `Box<Chain>`, once.
-    drop(unsafe { Box::from_raw(value.cast::<Chain>()) });
+    let chain = unsafe { Box::from_raw(value.cast::<Chain>()) };
+    crate::stats::filter_freed(&chain);
+    drop(chain);
 }
 
 extern "C" fn mem_usage(value: *const c_void) -> usize {
@@ -212,6 +229,7 @@ extern "C" fn copy(
 ) -> *mut c_void {
     // SAFETY: Redis passes a value this module created with `Box<Chain>`.
     let chain = unsafe { &*value.cast::<Chain>() };
+    crate::stats::filter_created(chain);
     Box::into_raw(Box::new(chain.clone())).cast()
 }
 

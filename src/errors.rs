@@ -31,10 +31,11 @@ pub const CHUNK_TOO_BIG: &str = "ERR invalid chunk - Too big for current filter"
 pub const CANNOT_GROW: &str =
     "ERR cannot add a link: its error rate or capacity is out of range (error underflow)";
 
-/// The per-filter memory limit error, naming the limit and the module argument that sets it.
+/// The per-filter memory limit error, naming the limit and the config / module argument that
+/// set it.
 pub fn too_large(needed: u64, limit: u64) -> String {
     format!(
         "ERR filter would need {needed} bytes, over the per-filter limit of {limit} bytes \
-         (module argument MAX_FILTER_BYTES)"
+         (config bf.max-filter-bytes, module argument MAX_FILTER_BYTES)"
     )
 }

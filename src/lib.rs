@@ -1,6 +1,6 @@
 //! rsbloom: a Redis module with native Bloom filters, wire-compatible with RedisBloom's BF.*
 //! commands. `core` is pure Rust; the rest is the thin Redis layer. This file is the module
-//! table: identity, data type, commands.
+//! table: identity, data type, commands, INFO section, configs.
 
 #[cfg(target_endian = "big")]
 compile_error!("rsbloom stores bit arrays as little-endian words and needs a little-endian target");
@@ -12,6 +12,7 @@ pub mod config;
 pub mod core;
 pub mod datatype;
 pub mod errors;
+pub mod stats;
 
 use std::ffi::c_int;
 
@@ -83,8 +84,17 @@ pub unsafe extern "C" fn RedisModule_OnLoad(
         context.log_warning(&format!("rsbloom: {e}"));
         return ERR;
     }
+    if let Err(e) = stats::register(ctx) {
+        context.log_warning(&format!("rsbloom: {e}"));
+        return ERR;
+    }
+    // Last: registers the bf.* configs and loads their redis.conf values over the load args.
+    if let Err(e) = config::register(ctx) {
+        context.log_warning(&format!("rsbloom: {e}"));
+        return ERR;
+    }
     context.log_notice(&format!(
-        "rsbloom {} loaded as module 'bf' {MODULE_VERSION}: ERROR_RATE {} INITIAL_SIZE {} EXPANSION {} MAX_FILTER_BYTES {}",
+        "rsbloom {} loaded as module 'bf' {MODULE_VERSION}: bf.error-rate {} bf.initial-size {} bf.expansion {} bf.max-filter-bytes {}",
         env!("CARGO_PKG_VERSION"),
         config::error_rate(),
         config::initial_size(),

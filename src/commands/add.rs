@@ -6,7 +6,7 @@
 use super::create::{create, Shape};
 use super::{chain_error_text, Args, Ctx, Slot};
 use crate::core::{AddOutcome, Chain, ChainError};
-use crate::{args, config, errors};
+use crate::{args, config, errors, stats};
 
 pub fn add(ctx: &Ctx, a: &Args) {
     if a.len() != 3 {
@@ -130,7 +130,11 @@ fn insert(
             };
             match create(ctx, a, &key, shape, None) {
                 Ok(chain) => chain,
-                Err(text) => return ctx.reply_error(&text),
+                Err(text) => {
+                    // The memory limit refused the implicit creation: every item is refused.
+                    stats::adds(0, 0, (a.len() - first) as u64);
+                    return ctx.reply_error(&text);
+                }
             }
         }
     };
@@ -138,12 +142,17 @@ fn insert(
     if multi {
         ctx.reply_postponed_array();
     }
-    let mut replied = 0;
+    let bytes_before = chain.bit_bytes();
+    let (mut replied, mut added, mut refused) = (0, 0, 0);
     for i in first..a.len() {
         replied += 1;
         match chain.add(a.get(i), limit) {
-            Ok(outcome) => ctx.reply_bool(outcome == AddOutcome::Added),
+            Ok(outcome) => {
+                added += u64::from(outcome == AddOutcome::Added);
+                ctx.reply_bool(outcome == AddOutcome::Added)
+            }
             Err(e) => {
+                refused += 1;
                 ctx.reply_error(&chain_error_text(&e));
                 if e == ChainError::Full {
                     break;
@@ -151,6 +160,7 @@ fn insert(
             }
         }
     }
+    stats::adds(added, chain.bit_bytes() - bytes_before, refused);
     if multi {
         ctx.set_array_len(replied);
     }

@@ -21,14 +21,15 @@ pub fn debug(ctx: &Ctx, a: &Args) {
 }
 
 /// `size:<items>`, then per link
-/// `bytes:<b> bits:<m> hashes:<k> hashwidth:64 capacity:<n> size:<items> ratio:<error>`.
+/// `bytes:<b> bits:<m> hashes:<k> hashwidth:<64|32> capacity:<n> size:<items> ratio:<error>`.
 fn lines(chain: &Chain) -> Vec<String> {
     let links = chain.links.iter().map(|l| {
         format!(
-            "bytes:{} bits:{} hashes:{} hashwidth:64 capacity:{} size:{} ratio:{}",
+            "bytes:{} bits:{} hashes:{} hashwidth:{} capacity:{} size:{} ratio:{}",
             l.byte_count(),
             l.bit_count(),
             l.hashes,
+            l.layout.hash_width(),
             l.capacity,
             l.items,
             format_g(l.error)

@@ -27,6 +27,7 @@ fn check(ctx: &Ctx, a: &Args, multi: bool) {
         Slot::Other => return ctx.reply_error(errors::WRONG_TYPE),
         Slot::Bloom(chain) => Some(chain),
     };
+    crate::stats::checks((a.len() - 2) as u64);
     if multi {
         ctx.reply_array(a.len() - 2);
     }

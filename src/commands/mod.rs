@@ -227,7 +227,9 @@ impl Key {
             )
         };
         // SAFETY: `value` is alive while the key is: Redis owns it now.
-        unsafe { &mut *value }
+        let chain = unsafe { &mut *value };
+        crate::stats::filter_created(chain);
+        chain
     }
 }
 

@@ -32,7 +32,8 @@ pub fn reserve(ctx: &Ctx, a: &Args) {
         if args::is(arg, "NONSCALING") {
             nonscaling = true;
         } else if args::is(arg, "EXPANSION") {
-            expansion_at = Some(i + 1);
+            // Like RedisBloom, the first EXPANSION counts: `EXPANSION 10 EXPANSION` is 10.
+            expansion_at.get_or_insert(i + 1);
             i += 1;
         } else if args::is(arg, "SEED") {
             seed_at = Some(i + 1);

@@ -92,6 +92,7 @@ impl Chain {
         let mut h = Hashes {
             native: None,
             redisbloom: None,
+            redisbloom32: None,
         };
         for link in &self.links {
             match link.layout {
@@ -100,6 +101,9 @@ impl Chain {
                 }
                 Layout::RedisBloom if h.redisbloom.is_none() => {
                     h.redisbloom = Some(ItemHash::redisbloom(item))
+                }
+                Layout::RedisBloom32 if h.redisbloom32.is_none() => {
+                    h.redisbloom32 = Some(ItemHash::redisbloom32(item))
                 }
                 _ => {}
             }
@@ -187,6 +191,7 @@ fn link_geometry(
 struct Hashes {
     native: Option<ItemHash>,
     redisbloom: Option<ItemHash>,
+    redisbloom32: Option<ItemHash>,
 }
 
 impl Hashes {
@@ -195,6 +200,7 @@ impl Hashes {
         let h = match layout {
             Layout::Classic => &self.native,
             Layout::RedisBloom => &self.redisbloom,
+            Layout::RedisBloom32 => &self.redisbloom32,
         };
         h.as_ref().expect("hashed for every layout in the chain")
     }

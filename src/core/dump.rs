@@ -37,7 +37,8 @@ pub const OPT_NONSCALING: u32 = 8;
 /// rsbloom's own header: a trailer with the seed and the link layouts follows.
 pub const OPT_RSBLOOM: u32 = 0x100;
 
-const REDISBLOOM_OPTIONS: u32 = OPT_NOROUND | OPT_ENTS_IS_BITS | OPT_FORCE64 | OPT_NONSCALING;
+/// Every option bit RedisBloom defines.
+pub const REDISBLOOM_OPTIONS: u32 = OPT_NOROUND | OPT_ENTS_IS_BITS | OPT_FORCE64 | OPT_NONSCALING;
 const CHAIN_HEADER: usize = 20;
 const LINK_HEADER: usize = 53;
 
@@ -218,22 +219,9 @@ pub fn chain_from_header(
         let hashes = f.u32();
         let capacity = f.u64();
         let n2 = f.u8();
-        let hashes_ok = if ours {
-            true
-        } else {
-            // RedisBloom's integrity check, with the float compared before any cast.
-            bpe.is_finite() && bpe > 0.0 && (REDISBLOOM_LN2 * bpe).ceil() == f64::from(hashes)
-        };
         if n2 != 0
-            || bits == 0
-            || bytes.checked_mul(8) != Some(bits)
-            || !bits.is_multiple_of(64)
-            || bits > MAX_LINK_BITS
-            || !(error > 0.0 && error < 1.0)
-            || hashes == 0
-            || hashes > MAX_HASHES
-            || !hashes_ok
-            || capacity == 0
+            || !link_fields_ok(bytes, bits, error, u64::from(hashes), capacity)
+            || !(ours || redisbloom_hashes_ok(bpe, u64::from(hashes)))
         {
             return Err(DumpError::BadData);
         }
@@ -287,6 +275,33 @@ pub fn chain_from_header(
         seed,
         links,
     })
+}
+
+/// Whether one link's figures describe a link rsbloom can hold: RedisBloom's integrity check
+/// (`bits != 0`, `bits == bytes * 8`, error in (0,1)) plus rsbloom's own limits (whole 64-bit
+/// words, at most [`MAX_LINK_BITS`], 1..=[`MAX_HASHES`] hashes, a capacity of at least 1).
+pub(crate) fn link_fields_ok(
+    bytes: u64,
+    bits: u64,
+    error: f64,
+    hashes: u64,
+    capacity: u64,
+) -> bool {
+    bits != 0
+        && bytes.checked_mul(8) == Some(bits)
+        && bits.is_multiple_of(64)
+        && bits <= MAX_LINK_BITS
+        && error > 0.0
+        && error < 1.0
+        && hashes != 0
+        && hashes <= u64::from(MAX_HASHES)
+        && capacity != 0
+}
+
+/// RedisBloom's integrity rule `hashes == ceil(LN2 * bpe)`, with the float compared before any
+/// cast.
+pub(crate) fn redisbloom_hashes_ok(bpe: f64, hashes: u64) -> bool {
+    bpe.is_finite() && bpe > 0.0 && (REDISBLOOM_LN2 * bpe).ceil() == hashes as f64
 }
 
 /// Copies a data chunk sent with `iterator` (the one SCANDUMP returned alongside it) into the

@@ -33,6 +33,16 @@ impl ItemHash {
         }
     }
 
+    /// RedisBloom's legacy 32-bit hash pair: `a = murmur2(item, 0x9747b28c)`,
+    /// `b = murmur2(item, a)`, both zero-extended to 64 bits.
+    pub fn redisbloom32(item: &[u8]) -> Self {
+        let a = murmur2(item, 0x9747_b28c);
+        ItemHash {
+            h1: u64::from(a),
+            h2: u64::from(murmur2(item, a)),
+        }
+    }
+
     /// The `i`-th probe as a raw 64-bit value.
     #[inline(always)]
     pub fn probe(&self, i: u32) -> u64 {
@@ -70,6 +80,34 @@ pub fn murmur64a(data: &[u8], seed: u64) -> u64 {
     h ^= h >> R;
     h = h.wrapping_mul(M);
     h ^= h >> R;
+    h
+}
+
+/// Austin Appleby's 32-bit MurmurHash2 (little-endian blocks), as RedisBloom uses it.
+pub fn murmur2(data: &[u8], seed: u32) -> u32 {
+    const M: u32 = 0x5bd1_e995;
+    const R: u32 = 24;
+    // C's `seed ^ len` with an `int` length.
+    let mut h = seed ^ (data.len() as u32);
+    let mut chunks = data.chunks_exact(4);
+    for chunk in &mut chunks {
+        let mut k = u32::from_le_bytes(chunk.try_into().expect("4-byte chunk"));
+        k = k.wrapping_mul(M);
+        k ^= k >> R;
+        k = k.wrapping_mul(M);
+        h = h.wrapping_mul(M);
+        h ^= k;
+    }
+    let tail = chunks.remainder();
+    if !tail.is_empty() {
+        for (i, &b) in tail.iter().enumerate() {
+            h ^= u32::from(b) << (8 * i);
+        }
+        h = h.wrapping_mul(M);
+    }
+    h ^= h >> 13;
+    h = h.wrapping_mul(M);
+    h ^= h >> 15;
     h
 }
 

@@ -15,9 +15,20 @@ pub enum Layout {
     Classic = 1,
     /// RedisBloom's layout (64-bit mode): MurmurHash64A pair, probes `(a + i*b) mod bits`.
     RedisBloom = 2,
+    /// RedisBloom's legacy 32-bit mode (filters whose options lack FORCE64): MurmurHash2 pair,
+    /// zero-extended, probes `(a + i*b) mod bits`.
+    RedisBloom32 = 3,
 }
 
 impl Layout {
+    /// Width of the hash, as BF.DEBUG's `hashwidth` shows it.
+    pub fn hash_width(self) -> u32 {
+        match self {
+            Layout::RedisBloom32 => 32,
+            Layout::Classic | Layout::RedisBloom => 64,
+        }
+    }
+
     /// The tag written to disk.
     pub fn tag(self) -> u64 {
         self as u64
@@ -28,6 +39,7 @@ impl Layout {
         match tag {
             1 => Some(Layout::Classic),
             2 => Some(Layout::RedisBloom),
+            3 => Some(Layout::RedisBloom32),
             _ => None,
         }
     }
@@ -81,7 +93,7 @@ impl Link {
         let x = hash.probe(i);
         match self.layout {
             Layout::Classic => reduce(x, self.bit_count()),
-            Layout::RedisBloom => x % self.bit_count(),
+            Layout::RedisBloom | Layout::RedisBloom32 => x % self.bit_count(),
         }
     }
 

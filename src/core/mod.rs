@@ -6,6 +6,7 @@ pub mod codec;
 pub mod dump;
 pub mod hash;
 pub mod link;
+pub mod redisbloom;
 pub mod sizing;
 
 pub use chain::{AddOutcome, Chain, ChainError, ChainParams};

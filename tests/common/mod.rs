@@ -205,6 +205,8 @@ pub struct Server {
     pub pid: u32,
     pub dir: PathBuf,
     child: Option<Child>,
+    /// The module loaded with `--loadmodule`.
+    module: String,
     module_args: Vec<String>,
     config_args: Vec<String>,
     starts: usize,
@@ -228,8 +230,19 @@ impl Server {
     /// Like [`Server::with_args`], but a server that exits during startup (e.g. because the
     /// module refused its arguments) is an `Err` holding the log instead of a panic.
     pub fn try_with_args(module_args: &[&str], config_args: &[&str]) -> Result<Server, String> {
-        let module = module_path();
-        if !Path::new(&module).exists() {
+        Server::try_with_module(&module_path(), None, module_args, config_args)
+    }
+
+    /// Like [`Server::try_with_args`], with an explicit module path (e.g. RedisBloom's, for
+    /// migration tests), and optionally an RDB copied in as the new server's `dump.rdb` so that
+    /// it loads at startup.
+    pub fn try_with_module(
+        module: &str,
+        rdb: Option<&Path>,
+        module_args: &[&str],
+        config_args: &[&str],
+    ) -> Result<Server, String> {
+        if !Path::new(module).exists() {
             panic!("{module} not found: run cargo build --release first (make test does)");
         }
         let mut s = Server {
@@ -237,11 +250,15 @@ impl Server {
             pid: 0,
             dir: fresh_dir(),
             child: None,
+            module: module.to_string(),
             module_args: module_args.iter().map(|s| s.to_string()).collect(),
             config_args: config_args.iter().map(|s| s.to_string()).collect(),
             starts: 0,
             started: false,
         };
+        if let Some(rdb) = rdb {
+            fs::copy(rdb, s.dir.join("dump.rdb")).expect("copy the RDB into the server's dir");
+        }
         // The port is free when picked but another process could take it before redis binds
         // it; retry on a new port in that case.
         let mut attempt = 0;
@@ -289,7 +306,7 @@ impl Server {
             .arg("--daemonize")
             .arg("no")
             .arg("--loadmodule")
-            .arg(module_path());
+            .arg(&self.module);
         for a in &self.module_args {
             cmd.arg(a);
         }

@@ -1,0 +1,469 @@
+//! Module configs (`bf.error-rate`, `bf.initial-size`, `bf.expansion`, `bf.max-filter-bytes`:
+//! CONFIG GET/SET, load arguments, the command line) and the `bf_stats` INFO section.
+
+mod common;
+
+use common::*;
+
+fn config_get(c: &mut redis::Connection, name: &str) -> String {
+    match run(c, &["CONFIG", "GET", name]) {
+        Reply::Arr(v) if v.len() == 2 => match &v[1] {
+            Reply::Bulk(b) => String::from_utf8(b.clone()).unwrap(),
+            other => panic!("CONFIG GET {name}: {other:?}"),
+        },
+        Reply::Map(m) if m.len() == 1 => match &m[0].1 {
+            Reply::Bulk(b) => String::from_utf8(b.clone()).unwrap(),
+            other => panic!("CONFIG GET {name}: {other:?}"),
+        },
+        other => panic!("CONFIG GET {name}: {other:?}"),
+    }
+}
+
+fn config_set(c: &mut redis::Connection, name: &str, value: &str) -> Reply {
+    run(c, &["CONFIG", "SET", name, value])
+}
+
+/// The four configs as CONFIG GET shows them.
+fn all_configs(c: &mut redis::Connection) -> [String; 4] {
+    [
+        "bf.error-rate",
+        "bf.initial-size",
+        "bf.expansion",
+        "bf.max-filter-bytes",
+    ]
+    .map(|n| config_get(c, n))
+}
+
+fn strings(v: [&str; 4]) -> [String; 4] {
+    v.map(String::from)
+}
+
+/// BF.DEBUG's lines.
+fn debug_lines(c: &mut redis::Connection, key: &str) -> Vec<String> {
+    match run(c, &["BF.DEBUG", key]) {
+        Reply::Arr(v) => v
+            .into_iter()
+            .map(|r| match r {
+                Reply::Bulk(b) => String::from_utf8(b).unwrap(),
+                other => panic!("BF.DEBUG {key}: {other:?}"),
+            })
+            .collect(),
+        other => panic!("BF.DEBUG {key}: {other:?}"),
+    }
+}
+
+/// The value of `field:` in the first link line of BF.DEBUG.
+fn first_link_field(c: &mut redis::Connection, key: &str, field: &str) -> String {
+    let lines = debug_lines(c, key);
+    let prefix = format!("{field}:");
+    lines[1]
+        .split(' ')
+        .find_map(|w| w.strip_prefix(prefix.as_str()))
+        .unwrap_or_else(|| panic!("no {field} in {lines:?}"))
+        .to_string()
+}
+
+/// Total bit-array bytes of a filter, from BF.DEBUG.
+fn debug_bytes(c: &mut redis::Connection, key: &str) -> u64 {
+    debug_lines(c, key)[1..]
+        .iter()
+        .map(|l| {
+            l.split(' ')
+                .find_map(|w| w.strip_prefix("bytes:"))
+                .expect("bytes field")
+                .parse::<u64>()
+                .unwrap()
+        })
+        .sum()
+}
+
+fn capacity(c: &mut redis::Connection, key: &str) -> Reply {
+    match run(c, &["BF.INFO", key, "CAPACITY"]) {
+        Reply::Arr(mut v) if v.len() == 1 => v.remove(0),
+        other => panic!("BF.INFO {key} CAPACITY: {other:?}"),
+    }
+}
+
+fn expansion(c: &mut redis::Connection, key: &str) -> Reply {
+    match run(c, &["BF.INFO", key, "EXPANSION"]) {
+        Reply::Arr(mut v) if v.len() == 1 => v.remove(0),
+        other => panic!("BF.INFO {key} EXPANSION: {other:?}"),
+    }
+}
+
+/// The `bf_stats` INFO section as `(field, value)` pairs, fields without the `bf_` prefix.
+fn stats(c: &mut redis::Connection, section: &str) -> Vec<(String, u64)> {
+    let text = match run(c, &["INFO", section]) {
+        Reply::Bulk(b) => String::from_utf8(b).unwrap(),
+        other => panic!("INFO {section}: {other:?}"),
+    };
+    let mut lines = text.lines().map(str::trim).filter(|l| !l.is_empty());
+    assert_eq!(lines.next(), Some("# bf_stats"), "{text}");
+    lines
+        .map(|l| {
+            let (k, v) = l.split_once(':').unwrap_or_else(|| panic!("{l:?}"));
+            let k = k.strip_prefix("bf_").unwrap_or_else(|| panic!("{l:?}"));
+            (k.to_string(), v.parse().unwrap_or_else(|_| panic!("{l:?}")))
+        })
+        .collect()
+}
+
+fn stat(c: &mut redis::Connection, field: &str) -> u64 {
+    stats(c, "bf")
+        .into_iter()
+        .find(|(k, _)| k == field)
+        .unwrap_or_else(|| panic!("no bf_{field}"))
+        .1
+}
+
+fn expect_stats(
+    c: &mut redis::Connection,
+    filters: u64,
+    bytes: u64,
+    items: u64,
+    adds: u64,
+    checks: u64,
+    refusals: u64,
+) {
+    let want: Vec<(String, u64)> = [
+        ("filters", filters),
+        ("bytes", bytes),
+        ("items", items),
+        ("adds", adds),
+        ("checks", checks),
+        ("refusals", refusals),
+    ]
+    .iter()
+    .map(|&(k, v)| (k.to_string(), v))
+    .collect();
+    assert_eq!(stats(c, "bf"), want, "INFO bf");
+    assert_eq!(stats(c, "bf_stats"), want, "INFO bf_stats");
+}
+
+#[test]
+fn config_defaults() {
+    let s = Server::new();
+    let mut c = s.conn();
+    assert_eq!(
+        all_configs(&mut c),
+        strings(["0.01", "100", "2", "2147483648"])
+    );
+    // CONFIG GET with a pattern lists all four
+    match run(&mut c, &["CONFIG", "GET", "bf.*"]) {
+        Reply::Arr(v) => assert_eq!(v.len(), 8, "{v:?}"),
+        other => panic!("{other:?}"),
+    }
+}
+
+#[test]
+fn config_set_changes_new_filters() {
+    let s = Server::new();
+    let mut c = s.conn();
+    assert_eq!(run(&mut c, &["BF.ADD", "before", "x"]), int(1));
+
+    assert_eq!(config_set(&mut c, "bf.error-rate", "0.02"), ok());
+    assert_eq!(config_set(&mut c, "bf.initial-size", "500"), ok());
+    assert_eq!(config_set(&mut c, "bf.expansion", "3"), ok());
+    assert_eq!(
+        all_configs(&mut c),
+        strings(["0.02", "500", "3", "2147483648"])
+    );
+    assert_eq!(run(&mut c, &["BF.ADD", "scaling", "x"]), int(1));
+    assert_eq!(capacity(&mut c, "scaling"), int(500));
+    assert_eq!(expansion(&mut c, "scaling"), int(3));
+    // a scaling chain's first link takes half the rate
+    assert_eq!(first_link_field(&mut c, "scaling", "ratio"), "0.01");
+    assert_eq!(first_link_field(&mut c, "scaling", "capacity"), "500");
+
+    // expansion 0: new filters are NONSCALING with the whole rate
+    assert_eq!(config_set(&mut c, "bf.expansion", "0"), ok());
+    assert_eq!(config_get(&mut c, "bf.expansion"), "0");
+    assert_eq!(run(&mut c, &["BF.MADD", "ns", "a", "b"]), ints(&[1, 1]));
+    assert_eq!(expansion(&mut c, "ns"), Reply::Nil);
+    assert_eq!(first_link_field(&mut c, "ns", "ratio"), "0.02");
+    // BF.RESERVE without EXPANSION also follows the default
+    assert_eq!(run(&mut c, &["BF.RESERVE", "r", "0.1", "10"]), ok());
+    assert_eq!(expansion(&mut c, "r"), Reply::Nil);
+
+    // filters made before keep their shape
+    assert_eq!(capacity(&mut c, "before"), int(100));
+    assert_eq!(expansion(&mut c, "before"), int(2));
+    assert_eq!(first_link_field(&mut c, "before", "ratio"), "0.005");
+
+    // the shortest text that round-trips
+    assert_eq!(config_set(&mut c, "bf.error-rate", "1e-3"), ok());
+    assert_eq!(config_get(&mut c, "bf.error-rate"), "0.001");
+    assert_eq!(config_set(&mut c, "bf.error-rate", "0.1"), ok());
+    assert_eq!(config_get(&mut c, "bf.error-rate"), "0.1");
+}
+
+#[test]
+fn invalid_config_values_are_refused() {
+    let s = Server::new();
+    let mut c = s.conn();
+    let bad = [
+        ("bf.error-rate", "0"),
+        ("bf.error-rate", "1"),
+        ("bf.error-rate", "-0.5"),
+        ("bf.error-rate", "1.5"),
+        ("bf.error-rate", "nan"),
+        ("bf.error-rate", "inf"),
+        ("bf.error-rate", "0.01x"),
+        ("bf.error-rate", " 0.01"),
+        ("bf.error-rate", ""),
+        ("bf.error-rate", "abc"),
+        ("bf.initial-size", "0"),
+        ("bf.initial-size", "-1"),
+        ("bf.initial-size", "abc"),
+        ("bf.initial-size", "1.5"),
+        ("bf.expansion", "-1"),
+        ("bf.expansion", "4294967296"),
+        ("bf.expansion", "x"),
+        ("bf.max-filter-bytes", "63"),
+        ("bf.max-filter-bytes", "-1"),
+        ("bf.max-filter-bytes", "lots"),
+    ];
+    for (name, value) in bad {
+        let r = config_set(&mut c, name, value);
+        assert!(r.is_err(), "CONFIG SET {name} {value:?}: {r:?}");
+        assert!(r.err_text().contains(name), "{r:?}");
+        assert_eq!(
+            all_configs(&mut c),
+            strings(["0.01", "100", "2", "2147483648"]),
+            "after CONFIG SET {name} {value:?}"
+        );
+    }
+    let r = config_set(&mut c, "bf.error-rate", "1");
+    assert!(
+        r.err_text()
+            .contains("bf.error-rate must be a number between 0 and 1, exclusive"),
+        "{r:?}"
+    );
+    // the range ends are accepted
+    assert_eq!(config_set(&mut c, "bf.expansion", "4294967295"), ok());
+    assert_eq!(config_set(&mut c, "bf.max-filter-bytes", "64"), ok());
+    assert_eq!(config_set(&mut c, "bf.initial-size", "1"), ok());
+    assert_eq!(
+        all_configs(&mut c),
+        strings(["0.01", "1", "4294967295", "64"])
+    );
+    // a memory config takes units
+    assert_eq!(config_set(&mut c, "bf.max-filter-bytes", "1mb"), ok());
+    assert_eq!(config_get(&mut c, "bf.max-filter-bytes"), "1048576");
+}
+
+#[test]
+fn load_args_show_in_config_get() {
+    let s = Server::with_args(
+        &[
+            "ERROR_RATE",
+            "0.001",
+            "INITIAL_SIZE",
+            "300",
+            "EXPANSION",
+            "0",
+            "MAX_FILTER_BYTES",
+            "1000000",
+        ],
+        &[],
+    );
+    let mut c = s.conn();
+    assert_eq!(
+        all_configs(&mut c),
+        strings(["0.001", "300", "0", "1000000"])
+    );
+    assert_eq!(run(&mut c, &["BF.ADD", "k", "x"]), int(1));
+    assert_eq!(capacity(&mut c, "k"), int(300));
+    assert_eq!(expansion(&mut c, "k"), Reply::Nil);
+    assert_eq!(first_link_field(&mut c, "k", "ratio"), "0.001");
+}
+
+#[test]
+fn configs_on_the_command_line() {
+    let s = Server::with_args(&[], &["--bf.initial-size", "500"]);
+    let mut c = s.conn();
+    assert_eq!(
+        all_configs(&mut c),
+        strings(["0.01", "500", "2", "2147483648"])
+    );
+    assert_eq!(run(&mut c, &["BF.ADD", "k", "x"]), int(1));
+    assert_eq!(capacity(&mut c, "k"), int(500));
+    drop(s);
+
+    // configs override the load arguments; the others keep the load arguments' values
+    let s = Server::with_args(
+        &["INITIAL_SIZE", "300", "ERROR_RATE", "0.05"],
+        &["--bf.initial-size", "700", "--bf.expansion", "4"],
+    );
+    let mut c = s.conn();
+    assert_eq!(
+        all_configs(&mut c),
+        strings(["0.05", "700", "4", "2147483648"])
+    );
+    drop(s);
+
+    // an invalid value stops the server from starting
+    for (name, value) in [
+        ("--bf.error-rate", "2"),
+        ("--bf.initial-size", "0"),
+        ("--bf.max-filter-bytes", "10"),
+    ] {
+        let r = Server::try_with_args(&[], &[name, value]);
+        assert!(r.is_err(), "{name} {value} started");
+    }
+    let log = Server::try_with_args(&[], &["--bf.error-rate", "2"])
+        .err()
+        .unwrap();
+    assert!(
+        log.contains("bf.error-rate must be a number between 0 and 1, exclusive"),
+        "{log}"
+    );
+}
+
+#[test]
+fn config_set_max_filter_bytes() {
+    let s = Server::new();
+    let mut c = s.conn();
+    assert_eq!(config_set(&mut c, "bf.max-filter-bytes", "100000"), ok());
+    assert_eq!(config_get(&mut c, "bf.max-filter-bytes"), "100000");
+    let r = run(&mut c, &["BF.RESERVE", "big", "0.01", "1000000"]);
+    let text = r.err_text();
+    assert!(
+        text.starts_with("ERR ")
+            && text.contains("limit of 100000 bytes")
+            && text.contains("bf.max-filter-bytes"),
+        "{text:?}"
+    );
+    assert_eq!(run(&mut c, &["TYPE", "big"]), Reply::Status("none".into()));
+    // raising it again lets the same reservation through
+    assert_eq!(config_set(&mut c, "bf.max-filter-bytes", "2000000"), ok());
+    assert_eq!(run(&mut c, &["BF.RESERVE", "big", "0.01", "1000000"]), ok());
+}
+
+#[test]
+fn info_section_counts() {
+    let s = Server::new();
+    let mut c = s.conn();
+    expect_stats(&mut c, 0, 0, 0, 0, 0, 0);
+
+    // two filters, with fixed seeds so that the replies are deterministic
+    assert_eq!(
+        run(&mut c, &["BF.RESERVE", "a", "0.01", "100", "SEED", "1"]),
+        ok()
+    );
+    assert_eq!(
+        run(
+            &mut c,
+            &["BF.RESERVE", "ns", "0.01", "2", "NONSCALING", "SEED", "2"]
+        ),
+        ok()
+    );
+    let its: Vec<String> = (0..250).map(|i| format!("item-{i}")).collect();
+    let mut args = vec!["BF.MADD", "a"];
+    args.extend(its.iter().map(String::as_str));
+    let added = match run(&mut c, &args) {
+        Reply::Arr(v) => v.iter().filter(|r| **r == int(1)).count() as u64,
+        other => panic!("{other:?}"),
+    };
+    assert!(added > 240, "{added}");
+    // the 250 items outgrew the first link
+    assert!(debug_lines(&mut c, "a").len() > 2);
+    // present again: not an add
+    assert_eq!(run(&mut c, &["BF.ADD", "a", "item-0"]), int(0));
+    assert_eq!(run(&mut c, &["BF.MADD", "ns", "p", "q"]), ints(&[1, 1]));
+    // full: refused, and the rest of the MADD is not tried
+    assert_eq!(
+        run(&mut c, &["BF.MADD", "ns", "r", "s"]),
+        arr(vec![err("ERR non scaling filter is full")])
+    );
+    assert_eq!(
+        run(&mut c, &["BF.ADD", "ns", "t"]),
+        err("ERR non scaling filter is full")
+    );
+    let adds = added + 2;
+
+    assert_eq!(run(&mut c, &["BF.EXISTS", "a", "item-1"]), int(1));
+    assert!(
+        matches!(run(&mut c, &["BF.MEXISTS", "ns", "p", "q", "zz"]), Reply::Arr(v) if v.len() == 3)
+    );
+    assert_eq!(run(&mut c, &["BF.EXISTS", "missing", "x"]), int(0));
+    let checks = 1 + 3 + 1;
+
+    let bytes = debug_bytes(&mut c, "a") + debug_bytes(&mut c, "ns");
+    expect_stats(&mut c, 2, bytes, adds, adds, checks, 2);
+    assert_eq!(stat(&mut c, "items"), {
+        let card = |c: &mut redis::Connection, k: &str| match run(c, &["BF.CARD", k]) {
+            Reply::Int(n) => n as u64,
+            other => panic!("{other:?}"),
+        };
+        card(&mut c, "a") + card(&mut c, "ns")
+    });
+
+    // COPY adds a filter, DEL removes it
+    assert_eq!(run(&mut c, &["COPY", "a", "b"]), int(1));
+    let a_bytes = debug_bytes(&mut c, "a");
+    let a_items = added;
+    expect_stats(&mut c, 3, bytes + a_bytes, adds + a_items, adds, checks, 2);
+    assert_eq!(run(&mut c, &["DEL", "b"]), int(1));
+    expect_stats(&mut c, 2, bytes, adds, adds, checks, 2);
+
+    // DEBUG RELOAD: freed and loaded again, counts unchanged
+    assert_eq!(run(&mut c, &["DEBUG", "RELOAD"]), ok());
+    expect_stats(&mut c, 2, bytes, adds, adds, checks, 2);
+
+    // DEL of one filter
+    assert_eq!(run(&mut c, &["DEL", "ns"]), int(1));
+    expect_stats(&mut c, 1, a_bytes, a_items, adds, checks, 2);
+
+    // SCANDUMP into a new key through LOADCHUNK counts the new filter
+    let mut it = 0i64;
+    let mut chunks = Vec::new();
+    loop {
+        match run(&mut c, &["BF.SCANDUMP", "a", &it.to_string()]) {
+            Reply::Arr(v) => match (&v[0], &v[1]) {
+                (Reply::Int(0), _) => break,
+                (Reply::Int(n), Reply::Bulk(d)) => {
+                    it = *n;
+                    chunks.push((n.to_string(), d.clone()));
+                }
+                other => panic!("{other:?}"),
+            },
+            other => panic!("{other:?}"),
+        }
+    }
+    for (it, data) in &chunks {
+        let args: [&[u8]; 4] = [b"BF.LOADCHUNK", b"restored", it.as_bytes(), data];
+        assert_eq!(run(&mut c, &args), ok());
+    }
+    expect_stats(&mut c, 2, 2 * a_bytes, 2 * a_items, adds, checks, 2);
+
+    // FLUSHALL frees everything; the counters stay
+    assert_eq!(run(&mut c, &["FLUSHALL"]), ok());
+    expect_stats(&mut c, 0, 0, 0, adds, checks, 2);
+}
+
+#[test]
+fn info_counts_memory_limit_refusals() {
+    let s = Server::with_args(&["MAX_FILTER_BYTES", "100000"], &[]);
+    let mut c = s.conn();
+    // an implicit creation over the limit refuses every item
+    assert_eq!(config_set(&mut c, "bf.initial-size", "1000000"), ok());
+    assert!(run(&mut c, &["BF.MADD", "k", "a", "b"]).is_err());
+    assert_eq!(stat(&mut c, "refusals"), 2);
+    assert_eq!(stat(&mut c, "filters"), 0);
+    // a growth step over the limit refuses the item that needed it
+    assert_eq!(config_set(&mut c, "bf.initial-size", "5000"), ok());
+    let its: Vec<String> = (0..60_000).map(|i| format!("g-{i}")).collect();
+    let mut refused = 0;
+    for chunk in its.chunks(1000) {
+        let mut args = vec!["BF.MADD", "g"];
+        args.extend(chunk.iter().map(String::as_str));
+        match run(&mut c, &args) {
+            Reply::Arr(v) => refused += v.iter().filter(|r| r.is_err()).count() as u64,
+            other => panic!("{other:?}"),
+        }
+    }
+    assert!(refused > 0);
+    assert_eq!(stat(&mut c, "refusals"), 2 + refused);
+    assert_eq!(stat(&mut c, "bytes"), debug_bytes(&mut c, "g"));
+}

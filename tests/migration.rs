@@ -1,0 +1,340 @@
+//! Drop-in migration: an RDB written by RedisBloom 2.8.2 loads into rsbloom with the same
+//! answers, and an RDB written by rsbloom is refused by RedisBloom (the switch is one-way).
+
+mod common;
+
+use std::process::Command;
+
+use common::*;
+
+/// RedisBloom's module, fetched and cached by the shared tool.
+fn redisbloom_so() -> String {
+    let tool = concat!(env!("CARGO_MANIFEST_DIR"), "/../shared/tools/redisbloom-so");
+    let out = Command::new(tool).output().expect("run redisbloom-so");
+    assert!(
+        out.status.success(),
+        "redisbloom-so failed: {}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    String::from_utf8(out.stdout).unwrap().trim().to_string()
+}
+
+fn items(prefix: &str, n: usize) -> Vec<String> {
+    (0..n).map(|i| format!("{prefix}:{i}")).collect()
+}
+
+/// Runs `cmd key items...` in batches of 1000 and concatenates the array replies.
+fn batched(con: &mut redis::Connection, cmd: &str, key: &str, its: &[String]) -> Vec<Reply> {
+    let mut out = Vec::with_capacity(its.len());
+    for chunk in its.chunks(1000) {
+        let mut args = vec![cmd, key];
+        args.extend(chunk.iter().map(String::as_str));
+        match run(con, &args) {
+            Reply::Arr(v) => {
+                assert_eq!(v.len(), chunk.len(), "{cmd} {key} reply length");
+                out.extend(v)
+            }
+            other => panic!("{cmd} {key}: {other:?}"),
+        }
+    }
+    out
+}
+
+struct Shape {
+    key: &'static str,
+    /// BF.RESERVE arguments after the key.
+    reserve: &'static [&'static str],
+    added: usize,
+}
+
+const SHAPES: &[Shape] = &[
+    Shape {
+        key: "s1",
+        reserve: &["0.01", "100"],
+        added: 1000,
+    },
+    Shape {
+        key: "ns",
+        reserve: &["0.001", "1000", "NONSCALING"],
+        added: 900,
+    },
+    Shape {
+        key: "e1",
+        reserve: &["0.05", "50", "EXPANSION", "1"],
+        added: 500,
+    },
+    Shape {
+        key: "e4",
+        reserve: &["0.1", "10", "EXPANSION", "4"],
+        added: 2000,
+    },
+    Shape {
+        key: "tiny",
+        reserve: &["1e-6", "1000"],
+        added: 1000,
+    },
+    Shape {
+        key: "big",
+        reserve: &["0.01", "100000"],
+        added: 100_000,
+    },
+];
+
+/// Legacy filters RedisBloom 2.8.2 builds from a SCANDUMP header (it validates little there):
+/// `(key, options, bits, n2, items added)`. 32-bit hashing without FORCE64, and power-of-two
+/// links (n2 > 0); the items make RedisBloom grow further links of the same kind.
+const LEGACY: &[(&str, u32, u64, u8, usize)] = &[
+    ("l32", 1, 1152, 0, 250),
+    ("l32n2", 0, 1024, 10, 300),
+    ("l64n2", 4 | 1, 2048, 11, 300),
+];
+
+/// A one-link, empty RedisBloom header for capacity 100 at 0.005.
+fn legacy_header(options: u32, bits: u64, n2: u8) -> Vec<u8> {
+    let error = 0.005f64;
+    let bpe = (error.ln() / 0.480453013918201).abs();
+    // RedisBloom's truncated ln 2, which its hash counts are computed with.
+    #[allow(clippy::approx_constant)]
+    let hashes = (0.693147180559945 * bpe).ceil() as u32;
+    let mut h = Vec::new();
+    h.extend_from_slice(&0u64.to_le_bytes());
+    h.extend_from_slice(&1u32.to_le_bytes());
+    h.extend_from_slice(&options.to_le_bytes());
+    h.extend_from_slice(&2u32.to_le_bytes());
+    h.extend_from_slice(&(bits / 8).to_le_bytes());
+    h.extend_from_slice(&bits.to_le_bytes());
+    h.extend_from_slice(&0u64.to_le_bytes());
+    h.extend_from_slice(&error.to_le_bytes());
+    h.extend_from_slice(&bpe.to_le_bytes());
+    h.extend_from_slice(&hashes.to_le_bytes());
+    h.extend_from_slice(&100u64.to_le_bytes());
+    h.push(n2);
+    h
+}
+
+/// What one filter answers.
+#[derive(Debug, PartialEq)]
+struct Snapshot {
+    /// BF.INFO with the Size value blanked (it is each module's own figure).
+    info: Reply,
+    card: Reply,
+    debug: Reply,
+    absent: Vec<Reply>,
+}
+
+fn snapshot(con: &mut redis::Connection, key: &str, absent: &[String]) -> Snapshot {
+    let info = match run(con, &["BF.INFO", key]) {
+        Reply::Arr(mut v) => {
+            assert_eq!(v.len(), 10, "BF.INFO {key}");
+            assert_eq!(v[2], Reply::Status("Size".into()));
+            v[3] = Reply::Nil;
+            Reply::Arr(v)
+        }
+        other => panic!("BF.INFO {key}: {other:?}"),
+    };
+    Snapshot {
+        info,
+        card: run(con, &["BF.CARD", key]),
+        debug: run(con, &["BF.DEBUG", key]),
+        absent: batched(con, "BF.MEXISTS", key, absent),
+    }
+}
+
+/// Every key's inserted items, and what the filters answered on RedisBloom.
+struct Fixture {
+    keys: Vec<(String, Vec<String>)>,
+    absent: Vec<String>,
+    snapshots: Vec<Snapshot>,
+}
+
+fn debug_lines(r: &Reply) -> Vec<String> {
+    match r {
+        Reply::Arr(v) => v
+            .iter()
+            .map(|l| match l {
+                Reply::Bulk(b) => String::from_utf8(b.clone()).unwrap(),
+                Reply::Status(s) => s.clone(),
+                other => panic!("BF.DEBUG line {other:?}"),
+            })
+            .collect(),
+        other => panic!("BF.DEBUG {other:?}"),
+    }
+}
+
+/// Checks that `con` answers exactly as RedisBloom did.
+fn check_same(con: &mut redis::Connection, f: &Fixture, when: &str) {
+    for ((key, its), want) in f.keys.iter().zip(&f.snapshots) {
+        let present = batched(con, "BF.MEXISTS", key, its);
+        assert!(
+            present.iter().all(|r| *r == int(1)),
+            "{when}: an inserted item of {key} is missing"
+        );
+        let got = snapshot(con, key, &f.absent);
+        assert_eq!(got.info, want.info, "{when}: BF.INFO {key}");
+        assert_eq!(got.card, want.card, "{when}: BF.CARD {key}");
+        assert_eq!(got.debug, want.debug, "{when}: BF.DEBUG {key}");
+        let differ = got
+            .absent
+            .iter()
+            .zip(&want.absent)
+            .filter(|(a, b)| a != b)
+            .count();
+        assert_eq!(differ, 0, "{when}: absent-item answers of {key} differ");
+    }
+}
+
+fn build_on_redisbloom(con: &mut redis::Connection) -> Fixture {
+    let mut keys = Vec::new();
+    for s in SHAPES {
+        let mut args = vec!["BF.RESERVE", s.key];
+        args.extend_from_slice(s.reserve);
+        assert_eq!(run(con, &args), ok(), "{args:?}");
+        let its = items(s.key, s.added);
+        let replies = batched(con, "BF.MADD", s.key, &its);
+        assert!(replies.iter().all(|r| !r.is_err()), "BF.MADD {}", s.key);
+        keys.push((s.key.to_string(), its));
+    }
+    for &(key, options, bits, n2, added) in LEGACY {
+        let h = legacy_header(options, bits, n2);
+        assert_eq!(
+            run(con, &[b"BF.LOADCHUNK".as_slice(), key.as_bytes(), b"1", &h]),
+            ok(),
+            "RedisBloom refused the legacy header of {key}"
+        );
+        let its = items(key, added);
+        let replies = batched(con, "BF.MADD", key, &its);
+        assert!(replies.iter().all(|r| !r.is_err()), "BF.MADD {key}");
+        keys.push((key.to_string(), its));
+    }
+    let absent = items("absent", 20_000);
+    let snapshots = keys
+        .iter()
+        .map(|(key, _)| snapshot(con, key, &absent))
+        .collect();
+    Fixture {
+        keys,
+        absent,
+        snapshots,
+    }
+}
+
+fn save(con: &mut redis::Connection) {
+    assert_eq!(run(con, &["SAVE"]), ok());
+}
+
+#[test]
+fn redisbloom_rdb_loads_into_rsbloom_and_not_back() {
+    let rb_so = redisbloom_so();
+    let rb = Server::try_with_module(&rb_so, None, &[], &[])
+        .unwrap_or_else(|log| panic!("RedisBloom failed to start:\n{log}"));
+    let mut c = rb.conn();
+    let f = build_on_redisbloom(&mut c);
+    // The legacy filters really are legacy: 32-bit hashing shows in RedisBloom's BF.DEBUG, and
+    // it grew further links of the same kind.
+    for (key, snap) in f.keys.iter().map(|(k, _)| k).zip(&f.snapshots) {
+        let lines = debug_lines(&snap.debug);
+        if key.starts_with("l32") {
+            assert!(
+                lines[1..].iter().all(|l| l.contains("hashwidth:32")),
+                "{lines:?}"
+            );
+        }
+        if key.starts_with('l') {
+            assert!(
+                lines.len() > 2,
+                "{key} did not grow on RedisBloom: {lines:?}"
+            );
+        }
+    }
+    save(&mut c);
+    drop(c);
+    let rdb = rb.dir.join("dump.rdb");
+
+    let mut rs = Server::try_with_module(&module_path(), Some(&rdb), &[], &[])
+        .unwrap_or_else(|log| panic!("rsbloom failed to load RedisBloom's RDB:\n{log}"));
+    drop(rb);
+    let mut c = rs.conn();
+    check_same(&mut c, &f, "after loading RedisBloom's RDB");
+    assert_eq!(run(&mut c, &["DEBUG", "RELOAD"]), ok());
+    check_same(&mut c, &f, "after DEBUG RELOAD in rsbloom's encoding");
+
+    // New items go in; the full scaling chain grows a native link.
+    let new = items("new", 1000);
+    let added = batched(&mut c, "BF.MADD", "s1", &new);
+    assert!(added.iter().all(|r| !r.is_err()), "{added:?}");
+    let lines = debug_lines(&run(&mut c, &["BF.DEBUG", "s1"]));
+    let before = debug_lines(&f.snapshots[0].debug);
+    assert_eq!(before.len(), 5, "s1 on RedisBloom: {before:?}");
+    assert_eq!(lines.len(), 6, "s1 did not grow: {lines:?}");
+    assert_eq!(lines[1..4], before[1..4], "full old links changed");
+    // The last RedisBloom link (297 of 800) filled up before the native one was appended.
+    let (head, _) = before[4].split_once(" size:").unwrap();
+    assert_eq!(lines[4], format!("{head} size:800 ratio:0.000625"));
+    assert!(
+        lines[5].contains("hashwidth:64 capacity:1600 ") && lines[5].ends_with("ratio:0.0003125"),
+        "{}",
+        lines[5]
+    );
+    for (key, _) in &f.keys[1..] {
+        let r = run(&mut c, &["BF.ADD", key, "a brand-new item"]);
+        assert!(r == int(1) || r == int(0), "BF.ADD {key}: {r:?}");
+    }
+    let card_s1 = run(&mut c, &["BF.CARD", "s1"]);
+    assert_eq!(run(&mut c, &["DEBUG", "RELOAD"]), ok());
+    let present = batched(&mut c, "BF.MEXISTS", "s1", &new);
+    assert!(present.iter().all(|r| *r == int(1)));
+    for (key, its) in &f.keys {
+        let present = batched(&mut c, "BF.MEXISTS", key, its);
+        assert!(present.iter().all(|r| *r == int(1)), "{key} lost items");
+    }
+    assert_eq!(run(&mut c, &["BF.CARD", "s1"]), card_s1);
+    assert_eq!(debug_lines(&run(&mut c, &["BF.DEBUG", "s1"])), lines);
+
+    // Reverse direction: redis-server with RedisBloom cannot load rsbloom's encoding and exits
+    // during startup, never serving. RedisBloom 2.8.2 does not check the encoding version: it
+    // misreads the fields, Redis reports the module value as corrupt ("module data for the
+    // module 'bf' that is not terminated by the proper module value EOF marker", or a failed
+    // read), runs its RDB check and exits -- with status 0 on Redis 7.0, so the exit status
+    // cannot be relied on; the server being gone can.
+    save(&mut c);
+    drop(c);
+    let ours = rs.dir.join("dump.rdb");
+    match Server::try_with_module(&rb_so, Some(&ours), &[], &[]) {
+        Ok(_) => panic!("RedisBloom loaded an rsbloom RDB"),
+        Err(log) => {
+            assert!(log.contains("exited with"), "{log}");
+            assert!(
+                log.contains("module 'bf'") || log.contains("MBbloom--"),
+                "the log does not name the module: {log}"
+            );
+        }
+    }
+    // rsbloom itself still loads it.
+    rs.restart();
+    let mut c = rs.conn();
+    assert_eq!(run(&mut c, &["BF.CARD", "s1"]), card_s1);
+}
+
+#[test]
+fn default_filter_from_redisbloom_keeps_type_and_debug() {
+    // A single filter default-created by BF.MADD (options 5, growth 2).
+    let rb = Server::try_with_module(&redisbloom_so(), None, &[], &[])
+        .unwrap_or_else(|log| panic!("RedisBloom failed to start:\n{log}"));
+    let mut c = rb.conn();
+    let its = items("d", 150);
+    batched(&mut c, "BF.MADD", "d", &its);
+    let want = run(&mut c, &["BF.DEBUG", "d"]);
+    save(&mut c);
+    drop(c);
+    let rs = Server::try_with_module(&module_path(), Some(&rb.dir.join("dump.rdb")), &[], &[])
+        .unwrap_or_else(|log| panic!("{log}"));
+    let mut c = rs.conn();
+    assert_eq!(run(&mut c, &["BF.DEBUG", "d"]), want);
+    assert_eq!(
+        run(&mut c, &["TYPE", "d"]),
+        Reply::Status("MBbloom--".into())
+    );
+    assert!(batched(&mut c, "BF.MEXISTS", "d", &its)
+        .iter()
+        .all(|r| *r == int(1)));
+}
