@@ -726,7 +726,16 @@ fn chain_refuses_a_link_it_cannot_honour() {
             &mut c,
             // A fixed seed makes the run deterministic: with a random one, an add may be a
             // false positive (about 0.1% each on these degenerate links) and answer 0.
-            &["BF.RESERVE", "z", "1e-300", "1", "EXPANSION", "1", "SEED", "1"]
+            &[
+                "BF.RESERVE",
+                "z",
+                "1e-300",
+                "1",
+                "EXPANSION",
+                "1",
+                "SEED",
+                "1"
+            ]
         ),
         ok()
     );
