@@ -9,22 +9,10 @@ const RANGE_ERR: &str = "ERR (0 < error rate range < 1) ";
 const CAP_ERR: &str = "ERR (capacity should be larger than 0)";
 const FULL_ERR: &str = "ERR non scaling filter is full";
 
-fn items(prefix: &str, n: usize) -> Vec<String> {
-    (0..n).map(|i| format!("{prefix}{i}")).collect()
-}
-
 fn madd_cmd(key: &str, its: &[String]) -> Vec<String> {
     let mut v = vec!["BF.MADD".to_string(), key.to_string()];
     v.extend(its.iter().cloned());
     v
-}
-
-fn exists_all(con: &mut redis::Connection, key: &str, its: &[String]) -> Vec<Reply> {
-    let cmds: Vec<Vec<&str>> = its
-        .iter()
-        .map(|i| vec!["BF.EXISTS", key, i.as_str()])
-        .collect();
-    pipeline(con, &cmds)
 }
 
 fn key_type(con: &mut redis::Connection, key: &str) -> Reply {

@@ -27,10 +27,6 @@ fn cmd_with(cmd: &[&str], items: &[String]) -> Vec<String> {
     v
 }
 
-fn items(prefix: &str, n: usize) -> Vec<String> {
-    (0..n).map(|i| format!("{prefix}{i}")).collect()
-}
-
 /// BF.INFO's five pairs in RESP2 form (a flat array, simple-string names).
 fn info2(capacity: i64, size: i64, filters: i64, inserted: i64, expansion: Option<i64>) -> Reply {
     arr(vec![

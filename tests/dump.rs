@@ -4,26 +4,11 @@
 mod common;
 
 use std::net::TcpListener;
-use std::path::Path;
 use std::process::{Child, Command, Stdio};
 use std::thread::sleep;
 use std::time::{Duration, Instant};
 
 use common::*;
-
-const REDISBLOOM: &str = "/root/.cache/redisbloom-reference/redisbloom.so";
-
-fn items(prefix: &str, n: usize) -> Vec<String> {
-    (0..n).map(|i| format!("{prefix}{i}")).collect()
-}
-
-fn exists_all(con: &mut redis::Connection, key: &str, its: &[String]) -> Vec<Reply> {
-    let cmds: Vec<Vec<&str>> = its
-        .iter()
-        .map(|i| vec!["BF.EXISTS", key, i.as_str()])
-        .collect();
-    pipeline(con, &cmds)
-}
 
 fn madd(con: &mut redis::Connection, key: &str, its: &[String]) -> Vec<Reply> {
     let mut args = vec!["BF.MADD", key];
@@ -283,11 +268,8 @@ struct RedisBloom {
 }
 
 impl RedisBloom {
-    fn start() -> Option<RedisBloom> {
-        if !Path::new(REDISBLOOM).exists() {
-            eprintln!("{REDISBLOOM} missing: skipping the RedisBloom comparison");
-            return None;
-        }
+    fn start() -> RedisBloom {
+        let module = redisbloom_so();
         let port = TcpListener::bind("127.0.0.1:0")
             .unwrap()
             .local_addr()
@@ -302,7 +284,7 @@ impl RedisBloom {
                 "--save",
                 "",
             ])
-            .args(["--appendonly", "no", "--loadmodule", REDISBLOOM])
+            .args(["--appendonly", "no", "--loadmodule", &module])
             .stdin(Stdio::null())
             .stdout(Stdio::null())
             .stderr(Stdio::null())
@@ -314,7 +296,7 @@ impl RedisBloom {
             assert!(Instant::now() < deadline, "RedisBloom server did not start");
             sleep(Duration::from_millis(20));
         }
-        Some(rb)
+        rb
     }
 
     fn try_conn(&self) -> Option<redis::Connection> {
@@ -338,9 +320,7 @@ impl Drop for RedisBloom {
 
 #[test]
 fn loads_redisbloom_scandump_output() {
-    let Some(rb) = RedisBloom::start() else {
-        return;
-    };
+    let rb = RedisBloom::start();
     let mut crb = rb.try_conn().unwrap();
     assert_eq!(run(&mut crb, &["BF.RESERVE", "rb", "0.01", "1000"]), ok());
     let its = items("redisbloom-", 500);

@@ -3,21 +3,7 @@
 
 mod common;
 
-use std::process::Command;
-
 use common::*;
-
-/// RedisBloom's module, fetched and cached by the shared tool.
-fn redisbloom_so() -> String {
-    let tool = concat!(env!("CARGO_MANIFEST_DIR"), "/../shared/tools/redisbloom-so");
-    let out = Command::new(tool).output().expect("run redisbloom-so");
-    assert!(
-        out.status.success(),
-        "redisbloom-so failed: {}",
-        String::from_utf8_lossy(&out.stderr)
-    );
-    String::from_utf8(out.stdout).unwrap().trim().to_string()
-}
 
 fn items(prefix: &str, n: usize) -> Vec<String> {
     (0..n).map(|i| format!("{prefix}:{i}")).collect()

@@ -4,18 +4,6 @@ mod common;
 
 use common::*;
 
-fn items(prefix: &str, n: usize) -> Vec<String> {
-    (0..n).map(|i| format!("{prefix}{i}")).collect()
-}
-
-fn exists_all(con: &mut redis::Connection, key: &str, its: &[String]) -> Vec<Reply> {
-    let cmds: Vec<Vec<&str>> = its
-        .iter()
-        .map(|i| vec!["BF.EXISTS", key, i.as_str()])
-        .collect();
-    pipeline(con, &cmds)
-}
-
 /// BF.MADD in batches of 1000 items, all replies concatenated.
 fn madd_all(con: &mut redis::Connection, key: &str, its: &[String]) -> Vec<Reply> {
     let mut out = Vec::with_capacity(its.len());

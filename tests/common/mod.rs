@@ -461,3 +461,30 @@ impl Drop for Server {
         let _ = fs::remove_dir_all(&self.dir);
     }
 }
+
+/// RedisBloom 2.8.2's module, fetched once and cached by the shared tool
+/// (`../shared/tools/redisbloom-so`), for the tests that compare against it.
+pub fn redisbloom_so() -> String {
+    let tool = concat!(env!("CARGO_MANIFEST_DIR"), "/../shared/tools/redisbloom-so");
+    let out = Command::new(tool).output().expect("run redisbloom-so");
+    assert!(
+        out.status.success(),
+        "redisbloom-so failed: {}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    String::from_utf8(out.stdout).unwrap().trim().to_string()
+}
+
+/// `n` distinct items `<prefix>0`, `<prefix>1`, ...
+pub fn items(prefix: &str, n: usize) -> Vec<String> {
+    (0..n).map(|i| format!("{prefix}{i}")).collect()
+}
+
+/// BF.EXISTS of every item, pipelined.
+pub fn exists_all(con: &mut redis::Connection, key: &str, its: &[String]) -> Vec<Reply> {
+    let cmds: Vec<Vec<&str>> = its
+        .iter()
+        .map(|i| vec!["BF.EXISTS", key, i.as_str()])
+        .collect();
+    pipeline(con, &cmds)
+}
