@@ -3,8 +3,6 @@
 
 mod common;
 
-use std::net::TcpListener;
-use std::process::{Child, Command, Stdio};
 use std::thread::sleep;
 use std::time::{Duration, Instant};
 
@@ -261,67 +259,11 @@ fn loadchunk_replicates_and_notifies() {
     }
 }
 
-/// A RedisBloom server of our own, stopped by pid on drop.
-struct RedisBloom {
-    port: u16,
-    child: Child,
-}
-
-impl RedisBloom {
-    fn start() -> RedisBloom {
-        let module = redisbloom_so();
-        let port = TcpListener::bind("127.0.0.1:0")
-            .unwrap()
-            .local_addr()
-            .unwrap()
-            .port();
-        let child = Command::new(REDIS_SERVER)
-            .args([
-                "--port",
-                &port.to_string(),
-                "--bind",
-                "127.0.0.1",
-                "--save",
-                "",
-            ])
-            .args(["--appendonly", "no", "--loadmodule", &module])
-            .stdin(Stdio::null())
-            .stdout(Stdio::null())
-            .stderr(Stdio::null())
-            .spawn()
-            .expect("spawn redis-server with RedisBloom");
-        let rb = RedisBloom { port, child };
-        let deadline = Instant::now() + Duration::from_secs(10);
-        while rb.try_conn().is_none() {
-            assert!(Instant::now() < deadline, "RedisBloom server did not start");
-            sleep(Duration::from_millis(20));
-        }
-        rb
-    }
-
-    fn try_conn(&self) -> Option<redis::Connection> {
-        let client = redis::Client::open(format!("redis://127.0.0.1:{}/", self.port)).ok()?;
-        let mut con = client
-            .get_connection_with_timeout(Duration::from_millis(500))
-            .ok()?;
-        redis::cmd("PING").query::<String>(&mut con).ok()?;
-        Some(con)
-    }
-}
-
-impl Drop for RedisBloom {
-    fn drop(&mut self) {
-        let _ = Command::new("kill")
-            .arg(self.child.id().to_string())
-            .status();
-        let _ = self.child.wait();
-    }
-}
-
 #[test]
 fn loads_redisbloom_scandump_output() {
-    let rb = RedisBloom::start();
-    let mut crb = rb.try_conn().unwrap();
+    let rb = Server::try_with_module(&redisbloom_so(), None, &[], &[])
+        .unwrap_or_else(|log| panic!("RedisBloom did not start:\n{log}"));
+    let mut crb = rb.conn();
     assert_eq!(run(&mut crb, &["BF.RESERVE", "rb", "0.01", "1000"]), ok());
     let its = items("redisbloom-", 500);
     madd(&mut crb, "rb", &its);
