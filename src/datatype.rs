@@ -88,7 +88,7 @@ impl FieldReader for RdbReader {
         let v = unsafe { raw::RedisModule_LoadDouble.unwrap()(self.0) };
         self.check().map(|_| v)
     }
-    fn bytes_into(&mut self, dst: &mut [u8]) -> Result<(), DecodeError> {
+    fn bytes_into(&mut self, dst: &mut [u8]) -> Result<usize, DecodeError> {
         let mut len = 0usize;
         // SAFETY: as above; the returned buffer is ours to free with RedisModule_Free.
         let buf: *mut c_char =
@@ -97,17 +97,17 @@ impl FieldReader for RdbReader {
         if buf.is_null() {
             return Err(DecodeError("missing bit array"));
         }
-        let ok = len == dst.len();
-        if ok {
-            // SAFETY: `buf` holds `len` bytes, equal to `dst.len()`; the regions are distinct.
+        let fits = len <= dst.len();
+        if fits {
+            // SAFETY: `buf` holds `len` bytes, at most `dst.len()`; the regions are distinct.
             unsafe { std::ptr::copy_nonoverlapping(buf.cast::<u8>(), dst.as_mut_ptr(), len) };
         }
         // SAFETY: `buf` came from LoadStringBuffer and is freed exactly once.
         unsafe { raw::RedisModule_Free.unwrap()(buf.cast()) };
-        if ok {
-            Ok(())
+        if fits {
+            Ok(len)
         } else {
-            Err(DecodeError("bit array of the wrong length"))
+            Err(DecodeError("bit-array piece longer than the bit array"))
         }
     }
 }

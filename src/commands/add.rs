@@ -144,22 +144,22 @@ fn insert(
     }
     let bytes_before = chain.bit_bytes();
     let (mut replied, mut added, mut refused) = (0, 0, 0);
-    for i in first..a.len() {
+    let items = (first..a.len()).map(|i| a.get(i));
+    chain.add_many(items, limit, |result| {
         replied += 1;
-        match chain.add(a.get(i), limit) {
+        match result {
             Ok(outcome) => {
                 added += u64::from(outcome == AddOutcome::Added);
-                ctx.reply_bool(outcome == AddOutcome::Added)
+                ctx.reply_bool(outcome == AddOutcome::Added);
+                true
             }
             Err(e) => {
                 refused += 1;
                 ctx.reply_error(&chain_error_text(&e));
-                if e == ChainError::Full {
-                    break;
-                }
+                e != ChainError::Full
             }
         }
-    }
+    });
     stats::adds(added, chain.bit_bytes() - bytes_before, refused);
     if multi {
         ctx.set_array_len(replied);

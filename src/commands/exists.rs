@@ -31,7 +31,9 @@ fn check(ctx: &Ctx, a: &Args, multi: bool) {
     if multi {
         ctx.reply_array(a.len() - 2);
     }
-    for i in 2..a.len() {
-        ctx.reply_bool(chain.as_ref().is_some_and(|c| c.contains(a.get(i))));
+    let items = (2..a.len()).map(|i| a.get(i));
+    match chain {
+        Some(chain) => chain.contains_many(items, |present| ctx.reply_bool(present)),
+        None => items.for_each(|_| ctx.reply_bool(false)),
     }
 }

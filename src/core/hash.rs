@@ -5,7 +5,7 @@
 use xxhash_rust::xxh3::xxh3_128_with_seed;
 
 /// The two halves of an item's hash.
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
 pub struct ItemHash {
     pub h1: u64,
     pub h2: u64,

@@ -3,6 +3,7 @@
 use bitvec::prelude::{BitBox, BitVec, Lsb0};
 
 use super::hash::{reduce, ItemHash};
+use super::hints;
 use super::sizing::Geometry;
 
 /// How a link maps an item onto bits. Stored per link in every serialised form, so a chain can
@@ -62,7 +63,8 @@ pub struct Link {
 impl Link {
     /// A zeroed link of the given geometry.
     pub fn new(layout: Layout, capacity: u64, error: f64, geometry: Geometry) -> Self {
-        let words = vec![0u64; (geometry.bits / 64) as usize];
+        let mut words = vec![0u64; (geometry.bits / 64) as usize];
+        hints::advise_huge_pages(&mut words);
         Link {
             layout,
             capacity,
@@ -94,6 +96,16 @@ impl Link {
         match self.layout {
             Layout::Classic => reduce(x, self.bit_count()),
             Layout::RedisBloom | Layout::RedisBloom32 => x % self.bit_count(),
+        }
+    }
+
+    /// Starts loading every line `hash` probes, so that a later [`Link::contains`] or
+    /// [`Link::insert`] finds them in cache.
+    #[inline]
+    pub fn prefetch(&self, hash: &ItemHash) {
+        let words = self.bits.as_raw_slice();
+        for i in 0..self.hashes {
+            hints::prefetch(&words[(self.position(hash, i) >> 6) as usize]);
         }
     }
 

@@ -5,6 +5,7 @@ pub mod chain;
 pub mod codec;
 pub mod dump;
 pub mod hash;
+pub mod hints;
 pub mod link;
 pub mod redisbloom;
 pub mod sizing;

@@ -25,7 +25,7 @@
 //! to the sum of the link sizes.
 
 use super::chain::Chain;
-use super::codec::{word_bytes_mut, DecodeError, FieldReader, MAX_LINKS};
+use super::codec::{read_pieces, word_bytes_mut, DecodeError, FieldReader, MAX_LINKS};
 use super::dump::{
     link_fields_ok, redisbloom_hashes_ok, OPT_FORCE64, OPT_NONSCALING, REDISBLOOM_OPTIONS,
 };
@@ -118,7 +118,7 @@ pub fn decode_redisbloom(
             hashes: hashes as u32,
         };
         let mut link = Link::new(layout, capacity, error, geometry);
-        r.bytes_into(word_bytes_mut(link.words_mut()))?;
+        read_pieces(r, word_bytes_mut(link.words_mut()))?;
         link.items = r.unsigned()?;
         sum = sum
             .checked_add(link.items)

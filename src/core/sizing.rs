@@ -10,6 +10,9 @@
 /// Bits are allocated in whole 64-bit words.
 pub const WORD_BITS: u64 = 64;
 
+/// The most bits a link may have (2^62: bit offsets and byte counts stay far from overflow).
+pub const MAX_BITS: u64 = 1 << 62;
+
 /// The most hash functions a link may use; beyond this the error rate is absurdly small and
 /// every add would cost thousands of probes.
 pub const MAX_HASHES: u32 = 4096;
@@ -57,7 +60,7 @@ pub fn classic(capacity: u64, error: f64) -> Option<Geometry> {
         // (1 - e^(-kn/m))^k = p  <=>  m = -k n / ln(1 - p^(1/k)); computed without cancellation.
         let per_item = -kf / (-(ln_err / kf).exp_m1()).ln();
         let bits_f = (per_item * capacity as f64).ceil();
-        if !bits_f.is_finite() || bits_f <= 0.0 || bits_f > (1u64 << 62) as f64 {
+        if !bits_f.is_finite() || bits_f <= 0.0 || bits_f > MAX_BITS as f64 {
             continue;
         }
         let mut bits = (bits_f as u64).div_ceil(WORD_BITS) * WORD_BITS;
@@ -98,7 +101,11 @@ pub fn redisbloom(capacity: u64, error: f64) -> Option<Geometry> {
         return None;
     }
     let bpe = (-(error.ln() / DENOM)).abs();
-    let bits0 = ((capacity as f64 * bpe) as u64).max(1);
+    let bits_f = capacity as f64 * bpe;
+    if bits_f.is_nan() || bits_f >= MAX_BITS as f64 {
+        return None;
+    }
+    let bits0 = (bits_f as u64).max(1);
     let bytes = if !bits0.is_multiple_of(64) {
         (bits0 / 64 + 1) * 8
     } else {

@@ -1,0 +1,48 @@
+//! Memory hints that change speed, never results: software prefetch of probe lines, and
+//! transparent huge pages for large bit arrays.
+
+/// Bit arrays at least this large ask the kernel for 2 MiB pages: a random probe into a
+/// gigabyte array with 4 KiB pages misses the TLB nearly every time, and the page walk costs
+/// about as much as the miss itself. Smaller arrays gain little and would round up memory.
+pub const HUGE_PAGE_MIN_BYTES: usize = 8 << 20;
+
+const HUGE_PAGE: usize = 2 << 20;
+
+/// Starts loading the cache line holding `word` into every cache level. A hint only: it reads
+/// nothing the program can observe.
+#[inline(always)]
+pub fn prefetch(word: &u64) {
+    #[cfg(target_arch = "x86_64")]
+    // SAFETY: a prefetch is never a memory access in the language's sense: it cannot fault and
+    // has no effect on program state; the pointer comes from a live reference anyway.
+    unsafe {
+        use std::arch::x86_64::{_mm_prefetch, _MM_HINT_T0};
+        _mm_prefetch::<_MM_HINT_T0>((word as *const u64).cast());
+    }
+    #[cfg(not(target_arch = "x86_64"))]
+    let _ = word;
+}
+
+/// Asks for transparent huge pages over the whole 2 MiB pages inside `words`, when it is at
+/// least [`HUGE_PAGE_MIN_BYTES`]. Best done before the pages are first touched (a fresh zeroed
+/// allocation is not), so page faults map huge pages directly. Errors are ignored: the kernel
+/// may have THP disabled, and the array works the same either way.
+pub fn advise_huge_pages(words: &mut [u64]) {
+    let bytes = std::mem::size_of_val(words);
+    if bytes < HUGE_PAGE_MIN_BYTES {
+        return;
+    }
+    #[cfg(target_os = "linux")]
+    {
+        let start = words.as_mut_ptr() as usize;
+        let first = start.next_multiple_of(HUGE_PAGE);
+        let end = (start + bytes) & !(HUGE_PAGE - 1);
+        if end > first {
+            // SAFETY: [first, end) lies inside the allocation `words` borrows mutably, and
+            // MADV_HUGEPAGE changes only how the kernel backs those pages, not their contents.
+            unsafe {
+                libc::madvise(first as *mut libc::c_void, end - first, libc::MADV_HUGEPAGE);
+            }
+        }
+    }
+}
