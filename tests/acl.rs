@@ -1,5 +1,11 @@
 //! ACLs: key patterns and command permissions apply to the BF commands, and COMMAND INFO shows
-//! the flags and key positions ACL and cluster clients rely on.
+//! the flags, key positions and key specs ACL and cluster clients rely on.
+//!
+//! rsbloom declares each command's key spec (RedisModule_SetCommandInfo) as Redis declares its
+//! analogous native commands: the readers of bits `RO ACCESS` (like GETBIT), the readers of
+//! counts `RO` (like SCARD), the adds `RW INSERT` (like SADD, PFADD), LOADCHUNK `RW UPDATE`
+//! (like SETRANGE). Read-only key permission (`%R~`) therefore allows the readers, and
+//! write-only permission (`%W~`) the writers and the count readers, as for native commands.
 //!
 //! Redis 7.0 puts module commands in no ACL category: `ACL CAT read` / `ACL CAT write` list no
 //! bf.* command whatever the command's flags say, so `+@read` does not grant BF.EXISTS, and
@@ -256,12 +262,63 @@ fn a_read_only_user_reads_filters_but_cannot_write_them() {
     );
 }
 
-/// COMMAND INFO: name, arity -1, flags, first key 1, last key 1, step 1.
+/// Each command's arity and key-spec flags, as COMMAND INFO shows them.
+const KEY_SPECS: [(&str, i64, &[&str]); 11] = [
+    ("bf.reserve", -4, &["RW", "insert"]),
+    ("bf.add", 3, &["RW", "insert"]),
+    ("bf.madd", -3, &["RW", "insert"]),
+    ("bf.insert", -4, &["RW", "insert"]),
+    ("bf.loadchunk", 4, &["RW", "update"]),
+    ("bf.exists", 3, &["RO", "access"]),
+    ("bf.mexists", -3, &["RO", "access"]),
+    ("bf.scandump", 3, &["RO", "access"]),
+    ("bf.info", -2, &["RO"]),
+    ("bf.card", 2, &["RO"]),
+    ("bf.debug", 2, &["RO"]),
+];
+
+/// The value of key `name` in a flat RESP2 map.
+fn field<'a>(map: &'a [Reply], name: &str) -> &'a Reply {
+    map.chunks(2)
+        .find(|pair| match &pair[0] {
+            Reply::Status(s) => s == name,
+            Reply::Bulk(b) => b == name.as_bytes(),
+            _ => false,
+        })
+        .map(|pair| &pair[1])
+        .unwrap_or_else(|| panic!("no {name} in {map:?}"))
+}
+
+/// The array value of key `name` in a flat RESP2 map.
+fn field_arr<'a>(map: &'a [Reply], name: &str) -> &'a [Reply] {
+    match field(map, name) {
+        Reply::Arr(v) => v,
+        other => panic!("{name}: {other:?}"),
+    }
+}
+
+fn strings(r: &Reply) -> Vec<String> {
+    let Reply::Arr(v) = r else {
+        panic!("not an array: {r:?}")
+    };
+    v.iter()
+        .map(|s| match s {
+            Reply::Status(s) => s.clone(),
+            Reply::Bulk(b) => String::from_utf8(b.clone()).unwrap(),
+            other => panic!("not a string: {other:?}"),
+        })
+        .collect()
+}
+
+/// COMMAND INFO: name, arity, flags, first key 1, last key 1, step 1, and one key spec with
+/// the flags of KEY_SPECS, beginning at index 1, a range of one key; COMMAND DOCS: summary,
+/// since and complexity.
 #[test]
-fn command_info_flags_and_key_positions() {
+fn command_info_flags_key_positions_and_key_specs() {
     let server = Server::new();
     let mut con = server.conn();
-    for name in READERS.iter().chain(WRITERS.iter()) {
+    assert_eq!(KEY_SPECS.len(), READERS.len() + WRITERS.len());
+    for (name, arity, spec_flags) in KEY_SPECS {
         let Reply::Arr(outer) = run(&mut con, &["COMMAND", "INFO", name]) else {
             panic!("COMMAND INFO {name}")
         };
@@ -269,37 +326,72 @@ fn command_info_flags_and_key_positions() {
             panic!("COMMAND INFO {name}: {outer:?}")
         };
         assert_eq!(info[0], bulk(name));
-        assert_eq!(info[1], int(-1), "{name} arity (the module checks it)");
-        let Reply::Arr(flags) = &info[2] else {
-            panic!("{name} flags {:?}", info[2])
-        };
-        let flags: Vec<String> = flags
-            .iter()
-            .map(|f| match f {
-                Reply::Status(s) => s.clone(),
-                other => panic!("{name} flag {other:?}"),
-            })
-            .collect();
-        let mut want = if WRITERS.contains(name) {
+        assert_eq!(info[1], int(arity), "{name} arity");
+        let mut want = if WRITERS.contains(&name) {
             vec!["write", "denyoom", "module"]
         } else {
+            assert!(READERS.contains(&name));
             vec!["readonly", "module", "fast"]
         };
-        let mut got = flags.clone();
+        let mut got = strings(&info[2]);
         want.sort();
         got.sort();
         assert_eq!(got, want, "{name} flags");
         assert_eq!(&info[3..6], &[int(1), int(1), int(1)], "{name} keys");
         // ACL categories (the 7th element): none, in Redis 7.0
         assert_eq!(info[6], arr(vec![]), "{name} ACL categories");
-        // the key spec Redis 7.0 derives from (1, 1, 1) for every module command, readers
-        // included: RW + access + update (no RedisModule_SetCommandInfo key specs are set)
-        let spec = format!("{:?}", info[8]);
-        assert!(
-            spec.contains("\"RW\"") && spec.contains("\"access\"") && spec.contains("\"update\""),
-            "{name}: {spec}"
+        let Reply::Arr(specs) = &info[8] else {
+            panic!("{name} key specs {:?}", info[8])
+        };
+        assert_eq!(specs.len(), 1, "{name}: {specs:?}");
+        let Reply::Arr(spec) = &specs[0] else {
+            panic!("{name} key spec {:?}", specs[0])
+        };
+        assert_eq!(
+            strings(field(spec, "flags")),
+            spec_flags,
+            "{name} key spec flags"
         );
+        let Reply::Arr(begin) = field(spec, "begin_search") else {
+            panic!("{name}: {spec:?}")
+        };
+        assert_eq!(field(begin, "type"), &bulk("index"), "{name}");
+        assert_eq!(field(field_arr(begin, "spec"), "index"), &int(1), "{name}");
+        let Reply::Arr(find) = field(spec, "find_keys") else {
+            panic!("{name}: {spec:?}")
+        };
+        assert_eq!(field(find, "type"), &bulk("range"), "{name}");
+        let range = field_arr(find, "spec");
+        assert_eq!(
+            [
+                field(range, "lastkey"),
+                field(range, "keystep"),
+                field(range, "limit")
+            ],
+            [&int(0), &int(1), &int(0)],
+            "{name}"
+        );
+
+        let Reply::Arr(docs) = run(&mut con, &["COMMAND", "DOCS", name]) else {
+            panic!("COMMAND DOCS {name}")
+        };
+        let Reply::Arr(doc) = &docs[1] else {
+            panic!("COMMAND DOCS {name}: {docs:?}")
+        };
+        assert!(
+            matches!(field(doc, "summary"), Reply::Bulk(b) if b.len() > 10),
+            "{name}"
+        );
+        let since = if name == "bf.card" { "2.4.4" } else { "1.0.0" };
+        assert_eq!(field(doc, "since"), &bulk(since), "{name}");
+        assert!(matches!(field(doc, "complexity"), Reply::Bulk(b) if b.starts_with(b"O(")));
+        assert_eq!(field(doc, "module"), &bulk("bf"), "{name}");
     }
+    // Redis checks the arity itself now, with the same error the module gave
+    assert_eq!(
+        run(&mut con, &["BF.ADD", "k"]),
+        err("ERR wrong number of arguments for 'bf.add' command")
+    );
     // COMMAND GETKEYS finds the key
     assert_eq!(
         run(
@@ -319,28 +411,84 @@ fn command_info_flags_and_key_positions() {
     );
 }
 
-/// Redis 7.0's read-only key permission `%R~pattern` checks the command's key spec, and every
-/// BF command's spec says RW (see above): a `%R~*` user can run no BF command, readers
-/// included, while it can GET. This asserts the current behaviour; key specs with RO flags set
-/// through RedisModule_SetCommandInfo would let `%R~` users read filters.
+/// What each kind of key permission (Redis 7.0 `%R~`, `%W~`, `~`) lets a user do with each BF
+/// command, next to the native commands whose key specs the BF ones follow.
 #[test]
-fn read_only_key_permission_refuses_every_bf_command() {
+fn key_permissions_follow_the_key_specs() {
     let server = Server::new();
     let mut admin = server.conn();
-    assert_eq!(run(&mut admin, &["BF.RESERVE", "f", "0.01", "100"]), ok());
-    assert_eq!(run(&mut admin, &["SET", "s", "v"]), ok());
-    let header = header_of(&mut admin, "f");
-    assert_eq!(
-        run(
+    assert_eq!(run(&mut admin, &["SADD", "set", "m"]), int(1));
+    assert_eq!(run(&mut admin, &["SET", "bits", "a"]), ok());
+    for (user, keys) in [("r", "%R~*"), ("w", "%W~*"), ("rw", "~*"), ("rw2", "%RW~*")] {
+        let filter = format!("f{user}");
+        assert_eq!(
+            run(&mut admin, &["BF.RESERVE", &filter, "0.01", "100"]),
+            ok()
+        );
+        assert_eq!(run(&mut admin, &["BF.ADD", &filter, "x"]), int(1));
+        let header = header_of(&mut admin, &filter);
+        assert_eq!(
+            run(
+                &mut admin,
+                &["ACL", "SETUSER", user, "on", ">pw", keys, "+@all"]
+            ),
+            ok()
+        );
+        let mut con = user_conn(&server, user);
+        let (read, write) = (keys != "%W~*", keys != "%R~*");
+        for (name, args) in calls(&filter, &header) {
+            let needs_read = KEY_SPECS
+                .iter()
+                .any(|(n, _, flags)| *n == name && flags.contains(&"access"));
+            let needs_write = WRITERS.contains(&name);
+            let allowed = (read || !needs_read) && (write || !needs_write);
+            let r = run(&mut con, &args);
+            if allowed {
+                assert!(!r.is_err(), "{name} with {keys}: {r:?}");
+            } else {
+                assert_eq!(r, err(NOPERM_KEY), "{name} with {keys}");
+            }
+        }
+        // the replies themselves, and what the writers left behind
+        let exists = run(&mut con, &["BF.EXISTS", &filter, "x"]);
+        assert_eq!(
+            exists,
+            if read { int(1) } else { err(NOPERM_KEY) },
+            "{keys}"
+        );
+        let card = if write { 5 } else { 1 }; // x, then a b c d from the writers
+        assert_eq!(run(&mut con, &["BF.CARD", &filter]), int(card), "{keys}");
+        assert_eq!(run(&mut admin, &["BF.CARD", &filter]), int(card), "{keys}");
+        let copies = [format!("{filter}:new"), format!("{filter}:copy")];
+        let created = run(&mut admin, &["EXISTS", &copies[0], &copies[1]]);
+        assert_eq!(created, int(if write { 2 } else { 0 }), "{keys}");
+        // native commands with the same key specs answer alike
+        let native = [
+            (vec!["GETBIT", "bits", "1"], true, false),
+            (vec!["SCARD", "set"], false, false),
+            (vec!["SADD", "set", user], false, true),
+            (vec!["SETRANGE", "bits", "0", "b"], false, true),
+        ];
+        for (args, needs_read, needs_write) in native {
+            let r = run(&mut con, &args);
+            if (read || !needs_read) && (write || !needs_write) {
+                assert!(!r.is_err(), "{} with {keys}: {r:?}", args[0]);
+            } else {
+                assert_eq!(r, err(NOPERM_KEY), "{} with {keys}", args[0]);
+            }
+        }
+        // ACL DRYRUN agrees
+        let dry = run(
             &mut admin,
-            &["ACL", "SETUSER", "rk", "on", ">pw", "%R~*", "+@all"]
-        ),
-        ok()
-    );
-    let mut rk = user_conn(&server, "rk");
-    assert_eq!(run(&mut rk, &["GET", "s"]), bulk("v"));
-    assert_eq!(run(&mut rk, &["SET", "s", "w"]), err(NOPERM_KEY));
-    for (name, args) in calls("f", &header) {
-        assert_eq!(run(&mut rk, &args), err(NOPERM_KEY), "{name} with %R~*");
+            &["ACL", "DRYRUN", user, "BF.MEXISTS", &filter, "x"],
+        );
+        if read {
+            assert_eq!(dry, ok(), "{keys}");
+        } else {
+            assert!(
+                matches!(&dry, Reply::Bulk(b) if b.starts_with(b"This user has no permissions to access")),
+                "{keys}: {dry:?}"
+            );
+        }
     }
 }

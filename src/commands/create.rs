@@ -19,6 +19,9 @@ pub struct Shape {
     pub nonscaling: bool,
 }
 
+/// The expansion every NONSCALING filter stores (RedisBloom's default growth).
+pub const NONSCALING_EXPANSION: u32 = 2;
+
 impl Shape {
     /// The module defaults, for filters created implicitly by an add.
     pub fn defaults() -> Self {
@@ -28,6 +31,24 @@ impl Shape {
             capacity: config::initial_size(),
             expansion: expansion.max(1),
             nonscaling: expansion == 0,
+        }
+    }
+
+    /// The parameters of the chain this shape creates. A NONSCALING chain never grows and its
+    /// replicated form (`NONSCALING`) carries no expansion, so it stores a fixed one: a replica
+    /// or an AOF replay then rebuilds the same filter whatever its `bf.expansion`.
+    pub fn params(&self, seed: u64, max_bytes: u64) -> ChainParams {
+        ChainParams {
+            error: self.error,
+            capacity: self.capacity,
+            expansion: if self.nonscaling {
+                NONSCALING_EXPANSION
+            } else {
+                self.expansion
+            },
+            nonscaling: self.nonscaling,
+            seed,
+            max_bytes,
         }
     }
 }
@@ -55,14 +76,7 @@ pub fn create<'k>(
     seed: Option<u64>,
 ) -> Result<&'k mut Chain, String> {
     let seed = seed.unwrap_or_else(random_seed);
-    let params = ChainParams {
-        error: shape.error,
-        capacity: shape.capacity,
-        expansion: shape.expansion,
-        nonscaling: shape.nonscaling,
-        seed,
-        max_bytes: config::max_filter_bytes(),
-    };
+    let params = shape.params(seed, config::max_filter_bytes());
     let chain = Chain::new(&params).map_err(|e| super::chain_error_text(&e))?;
     replicate_reserve(ctx, args, shape, seed);
     Ok(key.create(chain))
@@ -95,5 +109,27 @@ fn replicate_reserve(ctx: &Ctx, args: &Args, shape: Shape, seed: u64) {
     for &s in &argv[1..] {
         // SAFETY: each was created above by CreateString and is freed exactly once.
         unsafe { raw::RedisModule_FreeString.unwrap()(ctx.0, s) };
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn nonscaling_filters_store_one_expansion_whatever_the_default() {
+        let shape = |expansion, nonscaling| Shape {
+            error: 0.01,
+            capacity: 100,
+            expansion,
+            nonscaling,
+        };
+        // As a master with bf.expansion 4 creates it, and as a replica with 2 or 1 replays it.
+        let master = shape(4, true).params(9, 1 << 20);
+        for replayed in [shape(2, true), shape(1, true)] {
+            assert_eq!(replayed.params(9, 1 << 20), master);
+        }
+        assert_eq!(master.expansion, NONSCALING_EXPANSION);
+        assert_eq!(shape(4, false).params(9, 1 << 20).expansion, 4);
     }
 }

@@ -1,0 +1,186 @@
+//! Writes valid seed inputs for the fuzz targets into `<dir>/<target>/` (default
+//! `target/seeds`): real argument lists, the SCANDUMP streams (header and chunks, as
+//! BF.SCANDUMP returns them) and the RDB field streams of filters of every kind: scaling,
+//! NONSCALING, RedisBloom-layout and migrated from RedisBloom.
+//!
+//! `cargo run --example seeds -- [dir]` from `fuzz/`; `make fuzz` runs it.
+
+use std::fs;
+use std::path::Path;
+
+use rsbloom::core::codec::{self, Field, FieldSlice, FieldWriter};
+use rsbloom::core::redisbloom::decode_redisbloom;
+use rsbloom::core::sizing::{self, REDISBLOOM_LN2};
+use rsbloom::core::{dump, Chain, ChainParams};
+use rsbloom_fuzz::{decode_dump, decode_rdb, encode_dump, encode_rdb, fields_of, CHUNKS_LIMIT};
+
+const ARGS: &[&str] = &[
+    "0.01\n100",
+    "0.001\n1000000\nEXPANSION\n4",
+    "0.01\n100\nNONSCALING",
+    "0.5\n7\nSEED\n18446744073709551615\nexpansion\n1",
+    "1e-3\n9223372036854775807\nnonscaling\nSEED\n0",
+    "0.01\n100\nEXPANSION",
+    "0.01\n100\nEXPANSION\n2\nNONSCALING",
+    "0.01\n100\nEXPANSION\n4294967296",
+    "1e-310\n1\nSEED\n-1",
+    "-0\n+5\n0100\ninf\n-Infinity\nnan\n1e-400\n1e400\n0x1p-3\n-9223372036854775808\n 1",
+];
+
+/// Bits per entry as RedisBloom stores it (`|ln(error)| / ln(2)^2`).
+fn bpe(error: f64) -> f64 {
+    (error.ln() / (REDISBLOOM_LN2 * REDISBLOOM_LN2)).abs()
+}
+
+fn native(capacity: u64, nonscaling: bool, items: u32) -> Chain {
+    let params = ChainParams {
+        error: 0.01,
+        capacity,
+        expansion: 2,
+        nonscaling,
+        seed: 0x7365_6564,
+        max_bytes: u64::MAX,
+    };
+    let mut chain = Chain::new(&params).expect("seed chain");
+    for i in 0..items {
+        let _ = chain.add(format!("seed-{i}").as_bytes(), u64::MAX);
+    }
+    chain
+}
+
+/// RedisBloom's RDB value of encoding `encver` for links `(capacity, error, bits, items)`
+/// (bits zero); `items` is each link's item count.
+fn redisbloom_value(encver: i32, options: u64, links: &[(u64, f64, u64, u64)]) -> Vec<Field> {
+    let mut w: Vec<Field> = Vec::new();
+    w.unsigned(links.iter().map(|l| l.3).sum());
+    w.unsigned(links.len() as u64);
+    if encver >= 2 {
+        w.unsigned(options);
+    }
+    if encver >= 4 {
+        w.unsigned(2);
+    }
+    for &(capacity, error, bits, items) in links {
+        let bpe = bpe(error);
+        w.unsigned(capacity);
+        w.double(error);
+        w.unsigned((REDISBLOOM_LN2 * bpe).ceil() as u64);
+        w.double(bpe);
+        if encver >= 1 {
+            w.unsigned(bits);
+            w.unsigned(0);
+        }
+        w.bytes(&vec![0; (bits / 8) as usize]);
+        w.unsigned(items);
+    }
+    w
+}
+
+/// RedisBloom-sized links for capacities 100, 200 at 0.005, 0.0025.
+fn redisbloom_links() -> Vec<(u64, f64, u64, u64)> {
+    [(100, 0.005), (200, 0.0025)]
+        .iter()
+        .map(|&(c, e)| (c, e, sizing::redisbloom(c, e).expect("size").bits, 0))
+        .collect()
+}
+
+/// A chain loaded from a RedisBloom value, then filled (and grown) through rsbloom.
+fn migrated(items: u32) -> Chain {
+    let value = redisbloom_value(4, 5, &redisbloom_links());
+    let mut chain = decode_redisbloom(&mut FieldSlice(&value), 4, 0x5eed).expect("rb value");
+    for i in 0..items {
+        let _ = chain.add(format!("migrated-{i}").as_bytes(), u64::MAX);
+    }
+    chain
+}
+
+/// SCANDUMP's header of a RedisBloom filter: its layout without rsbloom's trailer.
+fn redisbloom_header(chain: &Chain) -> Vec<u8> {
+    let mut h = dump::header(chain);
+    h.truncate(h.len() - 8 - chain.links.len());
+    let options = u32::from_le_bytes(h[12..16].try_into().unwrap()) & !dump::OPT_RSBLOOM;
+    h[12..16].copy_from_slice(&options.to_le_bytes());
+    for (i, link) in chain.links.iter().enumerate() {
+        let at = 20 + 53 * i + 32; // the link's bpe
+        h[at..at + 8].copy_from_slice(&bpe(link.error).to_le_bytes());
+    }
+    h
+}
+
+/// Writes one seed, after checking that it decodes: a seed the decoder refuses would only
+/// exercise its first check.
+fn write(dir: &Path, target: &str, name: &str, data: &[u8]) {
+    match target {
+        "chunks" => {
+            let (header, chunks) = decode_dump(data).expect("dump seed");
+            let mut chain = dump::chain_from_header(header, 1, CHUNKS_LIMIT)
+                .unwrap_or_else(|e| panic!("{name}: header refused: {e:?}"));
+            for (next, chunk) in chunks {
+                dump::load_chunk(&mut chain, next, chunk).expect("seed chunk");
+            }
+        }
+        "rdb" => {
+            let (encver, fields) = decode_rdb(data).expect("rdb seed");
+            let encver = i32::from(encver);
+            let decoded = if encver == codec::ENCODING_VERSION {
+                codec::decode(&mut FieldSlice(&fields))
+            } else {
+                decode_redisbloom(&mut FieldSlice(&fields), encver, 1)
+            };
+            decoded.unwrap_or_else(|e| panic!("{name}: value refused: {e:?}"));
+        }
+        _ => {}
+    }
+    let dir = dir.join(target);
+    fs::create_dir_all(&dir).expect("create seed dir");
+    fs::write(dir.join(name), data).expect("write seed");
+}
+
+fn main() {
+    let out = std::env::args()
+        .nth(1)
+        .unwrap_or_else(|| "target/seeds".into());
+    let out = Path::new(&out);
+    for (i, args) in ARGS.iter().enumerate() {
+        write(out, "args", &format!("args-{i}"), args.as_bytes());
+    }
+    let chains = [
+        ("scaling", native(50, false, 400)),
+        ("nonscaling", native(100, true, 60)),
+        ("empty", native(1, false, 0)),
+        ("migrated", migrated(500)),
+    ];
+    for (name, chain) in &chains {
+        let chunks: Vec<(i64, &[u8])> = dump::chunks(chain).collect();
+        write(
+            out,
+            "chunks",
+            name,
+            &encode_dump(&dump::header(chain), &chunks),
+        );
+        write(out, "rdb", name, &encode_rdb(100, &fields_of(chain)));
+    }
+    // RedisBloom's own SCANDUMP of a filter with some items (its first link only).
+    let rb = migrated(80);
+    let chunks: Vec<(i64, &[u8])> = dump::chunks(&rb).collect();
+    write(
+        out,
+        "chunks",
+        "redisbloom",
+        &encode_dump(&redisbloom_header(&rb), &chunks),
+    );
+    // RedisBloom's RDB encodings 1 to 4, 64-bit and legacy 32-bit, scaling and NONSCALING.
+    for (encver, options) in [(4, 5), (4, 13), (3, 5), (2, 1), (1, 0)] {
+        let value = redisbloom_value(encver, options, &redisbloom_links());
+        let name = format!("redisbloom-enc{encver}-opt{options}");
+        write(out, "rdb", &name, &encode_rdb(encver as u8, &value));
+    }
+    // Encoding 0 derives the bits from capacity * bpe, which must land on whole words.
+    let capacity = (1000u64..)
+        .find(|&c| ((c as f64 * bpe(0.01)) as u64).is_multiple_of(64))
+        .expect("a capacity on whole words");
+    let bits = (capacity as f64 * bpe(0.01)) as u64;
+    let value = redisbloom_value(0, 0, &[(capacity, 0.01, bits, 0)]);
+    write(out, "rdb", "redisbloom-enc0", &encode_rdb(0, &value));
+    println!("seeds written to {}", out.display());
+}

@@ -1,0 +1,32 @@
+//! The RDB decoders, through a FieldReader over typed fields: rsbloom's own encoding
+//! (`codec::decode`, version 100) and RedisBloom's (`decode_redisbloom`, versions 0 to 4). A
+//! value either is refused or loads as a sound filter, and nothing panics. A value may declare
+//! more bits than it holds: see `lazy_alloc` for how the harness allocates those as Redis does.
+#![no_main]
+
+use libfuzzer_sys::fuzz_target;
+use rsbloom::core::codec::{self, FieldSlice, ENCODING_VERSION};
+use rsbloom::core::redisbloom::{self, MAX_ENCODING_VERSION};
+use rsbloom_fuzz::{check_chain, decode_rdb};
+
+/// Per-filter limit for growth in `check_chain`.
+const GROWTH_LIMIT: u64 = 1 << 24;
+
+fuzz_target!(init: rsbloom_fuzz::lazy_alloc::install(), |data: &[u8]| {
+    let Some((encver, fields)) = decode_rdb(data) else {
+        return;
+    };
+    let encver = i32::from(encver);
+    let decoded = if encver == ENCODING_VERSION {
+        codec::decode(&mut FieldSlice(&fields))
+    } else {
+        let decoded = redisbloom::decode_redisbloom(&mut FieldSlice(&fields), encver, 0x5eed);
+        if !(0..=MAX_ENCODING_VERSION).contains(&encver) {
+            assert!(decoded.is_err(), "unknown encoding {encver} accepted");
+        }
+        decoded
+    };
+    if let Ok(chain) = decoded {
+        check_chain(&chain, GROWTH_LIMIT);
+    }
+});

@@ -1,0 +1,211 @@
+//! Input formats of the fuzz targets (shared with the seed generator, `examples/seeds.rs`) and
+//! the invariants every decoded chain must satisfy.
+
+pub mod lazy_alloc;
+
+use rsbloom::core::codec::{self, Field, FieldSlice, MAX_LINK_BITS};
+use rsbloom::core::dump::{self, Scan};
+use rsbloom::core::sizing::MAX_HASHES;
+use rsbloom::core::{AddOutcome, Chain};
+
+/// Per-filter limit for the `chunks` target: small enough that every accepted header is cheap
+/// to allocate and copy, large enough for multi-link chains.
+pub const CHUNKS_LIMIT: u64 = 1 << 16;
+
+/// `chunks` input: `u32 header_len, header`, then any number of
+/// `i64 iterator, u32 len, data` records (all little-endian), as a client replays SCANDUMP into
+/// LOADCHUNK.
+pub fn encode_dump(header: &[u8], chunks: &[(i64, &[u8])]) -> Vec<u8> {
+    let mut out = Vec::new();
+    out.extend_from_slice(&(header.len() as u32).to_le_bytes());
+    out.extend_from_slice(header);
+    for (iterator, data) in chunks {
+        out.extend_from_slice(&iterator.to_le_bytes());
+        out.extend_from_slice(&(data.len() as u32).to_le_bytes());
+        out.extend_from_slice(data);
+    }
+    out
+}
+
+/// A header and the `(iterator, chunk)` pairs that follow it.
+pub type Dump<'a> = (&'a [u8], Vec<(i64, &'a [u8])>);
+
+/// Splits a `chunks` input; `None` when even the header is cut short. A truncated trailing
+/// record is dropped.
+pub fn decode_dump(data: &[u8]) -> Option<Dump<'_>> {
+    let mut rest = data;
+    let header_len = take_u32(&mut rest)? as usize;
+    let header = take(&mut rest, header_len)?;
+    let mut chunks = Vec::new();
+    while let Some(iterator) = take(&mut rest, 8) {
+        let iterator = i64::from_le_bytes(iterator.try_into().unwrap());
+        let Some(len) = take_u32(&mut rest) else {
+            break;
+        };
+        let Some(chunk) = take(&mut rest, len as usize) else {
+            break;
+        };
+        chunks.push((iterator, chunk));
+    }
+    Some((header, chunks))
+}
+
+/// Field opcodes of the `rdb` input, as Redis tags each field of a module value in the RDB.
+const TAG_UNSIGNED: u8 = b'u';
+const TAG_DOUBLE: u8 = b'd';
+const TAG_BYTES: u8 = b'b';
+
+/// `rdb` input: `u8 encoding version`, then the value's fields, each a tag byte and its
+/// payload (`u` + u64, `d` + f64, `b` + u32 length + bytes, little-endian).
+pub fn encode_rdb(encver: u8, fields: &[Field]) -> Vec<u8> {
+    let mut out = vec![encver];
+    for f in fields {
+        match f {
+            Field::Unsigned(v) => {
+                out.push(TAG_UNSIGNED);
+                out.extend_from_slice(&v.to_le_bytes());
+            }
+            Field::Double(v) => {
+                out.push(TAG_DOUBLE);
+                out.extend_from_slice(&v.to_le_bytes());
+            }
+            Field::Bytes(b) => {
+                out.push(TAG_BYTES);
+                out.extend_from_slice(&(b.len() as u32).to_le_bytes());
+                out.extend_from_slice(b);
+            }
+            Field::None => {}
+        }
+    }
+    out
+}
+
+/// Parses an `rdb` input up to its first malformed field (what follows reads as truncated,
+/// like a cut RDB).
+pub fn decode_rdb(data: &[u8]) -> Option<(u8, Vec<Field>)> {
+    let (&encver, mut rest) = data.split_first()?;
+    let mut fields = Vec::new();
+    while let Some(tag) = take(&mut rest, 1) {
+        let field = match tag[0] {
+            TAG_UNSIGNED => take(&mut rest, 8).map(|b| Field::Unsigned(u64_of(b))),
+            TAG_DOUBLE => take(&mut rest, 8).map(|b| Field::Double(f64::from_bits(u64_of(b)))),
+            TAG_BYTES => take_u32(&mut rest)
+                .and_then(|len| take(&mut rest, len as usize))
+                .map(|b| Field::Bytes(b.to_vec())),
+            _ => None,
+        };
+        match field {
+            Some(f) => fields.push(f),
+            None => break,
+        }
+    }
+    Some((encver, fields))
+}
+
+fn take<'a>(rest: &mut &'a [u8], n: usize) -> Option<&'a [u8]> {
+    if rest.len() < n {
+        return None;
+    }
+    let (head, tail) = rest.split_at(n);
+    *rest = tail;
+    Some(head)
+}
+
+fn take_u32(rest: &mut &[u8]) -> Option<u32> {
+    take(rest, 4).map(|b| u32::from_le_bytes(b.try_into().unwrap()))
+}
+
+fn u64_of(b: &[u8]) -> u64 {
+    u64::from_le_bytes(b.try_into().unwrap())
+}
+
+/// What every chain a decoder accepted must satisfy: its parameters agree with its bits, both
+/// serialised forms give it back unchanged, and adds and lookups work without a panic or a
+/// false negative.
+pub fn check_chain(chain: &Chain, limit: u64) {
+    assert!(!chain.links.is_empty(), "a chain without links");
+    assert_eq!(
+        chain.items,
+        chain.links.iter().map(|l| l.items).sum::<u64>(),
+        "chain items disagree with its links"
+    );
+    assert!(
+        chain.nonscaling || chain.expansion >= 1,
+        "scaling without expansion"
+    );
+    for link in &chain.links {
+        let bits = link.bit_count();
+        assert!(
+            bits > 0 && bits % 64 == 0 && bits <= MAX_LINK_BITS,
+            "{bits} bits"
+        );
+        assert_eq!(link.words().len() as u64 * 64, bits);
+        assert!(
+            (1..=MAX_HASHES).contains(&link.hashes),
+            "{} hashes",
+            link.hashes
+        );
+        assert!(link.error > 0.0 && link.error < 1.0, "error {}", link.error);
+        assert!(link.capacity >= 1);
+    }
+
+    // rsbloom's RDB encoding and its SCANDUMP stream both give the same chain back.
+    let mut fields = Vec::new();
+    codec::encode(chain, &mut fields);
+    assert_eq!(
+        codec::decode(&mut FieldSlice(&fields)).as_ref(),
+        Ok(chain),
+        "RDB round trip"
+    );
+    let header = dump::header(chain);
+    let mut copy = dump::chain_from_header(&header, !chain.seed, u64::MAX)
+        .unwrap_or_else(|e| panic!("own header refused: {e:?}"));
+    for (next, data) in dump::chunks(chain) {
+        dump::load_chunk(&mut copy, next, data).expect("own chunk refused");
+    }
+    assert_eq!(&copy, chain, "SCANDUMP round trip");
+
+    // Lookups never panic; every item added is found afterwards, across growth.
+    let mut grown = chain.clone();
+    let probe: Vec<Vec<u8>> = (0..24u32)
+        .map(|i| format!("fuzz-item-{i}").into_bytes())
+        .collect();
+    for item in &probe {
+        let _ = grown.contains(item);
+        match grown.add(item, limit) {
+            Ok(AddOutcome::Added | AddOutcome::Present) => {
+                assert!(grown.contains(item), "false negative right after an add")
+            }
+            Err(_) => {} // full, over the limit or unable to grow: refused, nothing changed
+        }
+    }
+    for item in &probe {
+        if chain.contains(item) {
+            assert!(grown.contains(item), "an add lost an existing item");
+        }
+    }
+    assert_eq!(
+        grown.items,
+        grown.links.iter().map(|l| l.items).sum::<u64>()
+    );
+}
+
+/// After `load_chunk(chain, iterator, data)` succeeded, SCANDUMP from the chunk's start
+/// returns those bytes.
+pub fn check_loaded_chunk(chain: &Chain, iterator: i64, data: &[u8]) {
+    let start = iterator - data.len() as i64;
+    if data.is_empty() {
+        return;
+    }
+    match dump::scan(chain, start) {
+        Scan::Chunk { data: got, .. } => assert_eq!(&got[..data.len()], data, "chunk not stored"),
+        other => panic!("a loaded chunk is not in the dump: {other:?}"),
+    }
+}
+
+/// rsbloom's RDB fields of a chain (what `rdb_save` writes).
+pub fn fields_of(chain: &Chain) -> Vec<Field> {
+    let mut w = Vec::new();
+    codec::encode(chain, &mut w);
+    w
+}
