@@ -209,6 +209,8 @@ pub struct Server {
     module: String,
     module_args: Vec<String>,
     config_args: Vec<String>,
+    /// Cluster bus port (`--cluster-port`), 0 for a server that is not a cluster node.
+    pub bus_port: u16,
     starts: usize,
     /// false until the first start succeeded (a failed start panics with the log already)
     started: bool,
@@ -242,6 +244,24 @@ impl Server {
         module_args: &[&str],
         config_args: &[&str],
     ) -> Result<Server, String> {
+        Server::start(module, rdb, module_args, config_args, false)
+    }
+
+    /// A cluster-enabled node (`--cluster-enabled yes`, its own `nodes.conf`, a free bus port
+    /// given with `--cluster-port`, since `port + 10000` may be past 65535), not yet part of
+    /// any cluster. `config_args` come after, e.g. `--cluster-node-timeout`.
+    pub fn cluster_node(module_args: &[&str], config_args: &[&str]) -> Server {
+        Server::start(&module_path(), None, module_args, config_args, true)
+            .unwrap_or_else(|log| panic!("cluster node failed to start:\n{log}"))
+    }
+
+    fn start(
+        module: &str,
+        rdb: Option<&Path>,
+        module_args: &[&str],
+        config_args: &[&str],
+        cluster: bool,
+    ) -> Result<Server, String> {
         if !Path::new(module).exists() {
             panic!("{module} not found: run cargo build --release first (make test does)");
         }
@@ -253,6 +273,7 @@ impl Server {
             module: module.to_string(),
             module_args: module_args.iter().map(|s| s.to_string()).collect(),
             config_args: config_args.iter().map(|s| s.to_string()).collect(),
+            bus_port: 0,
             starts: 0,
             started: false,
         };
@@ -264,6 +285,12 @@ impl Server {
         let mut attempt = 0;
         loop {
             s.port = free_port();
+            if cluster {
+                s.bus_port = free_port();
+                while s.bus_port == s.port {
+                    s.bus_port = free_port();
+                }
+            }
             match s.spawn_and_wait() {
                 Ok(()) => {
                     s.started = true;
@@ -309,6 +336,16 @@ impl Server {
             .arg(&self.module);
         for a in &self.module_args {
             cmd.arg(a);
+        }
+        if self.bus_port != 0 {
+            cmd.args([
+                "--cluster-enabled",
+                "yes",
+                "--cluster-config-file",
+                "nodes.conf",
+            ])
+            .arg("--cluster-port")
+            .arg(self.bus_port.to_string());
         }
         for a in &self.config_args {
             cmd.arg(a);
@@ -413,6 +450,23 @@ impl Server {
         }
     }
 
+    /// SIGKILL by pid (a crash: nothing is saved) and reap it.
+    pub fn kill(&mut self) {
+        if let Some(mut child) = self.child.take() {
+            let _ = child.kill();
+            let _ = child.wait();
+        }
+    }
+
+    /// Starts a killed server again with the same port, dir (so a cluster node keeps its
+    /// `nodes.conf`) and arguments.
+    pub fn revive(&mut self) {
+        assert!(!self.alive(), "revive: the server is still running");
+        if let Err(log) = self.spawn_and_wait() {
+            panic!("redis-server failed to start again:\n{log}");
+        }
+    }
+
     /// Is the server process still running?
     pub fn alive(&mut self) -> bool {
         match self.child.as_mut() {
@@ -462,10 +516,10 @@ impl Drop for Server {
     }
 }
 
-/// RedisBloom 2.8.2's module, fetched once and cached by the shared tool
-/// (`../shared/tools/redisbloom-so`), for the tests that compare against it.
+/// RedisBloom 2.8.2's module, fetched once and cached by `scripts/redisbloom-so`, for the
+/// tests that compare against it.
 pub fn redisbloom_so() -> String {
-    let tool = concat!(env!("CARGO_MANIFEST_DIR"), "/../shared/tools/redisbloom-so");
+    let tool = concat!(env!("CARGO_MANIFEST_DIR"), "/scripts/redisbloom-so");
     let out = Command::new(tool).output().expect("run redisbloom-so");
     assert!(
         out.status.success(),

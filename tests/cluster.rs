@@ -1,0 +1,1032 @@
+//! Redis Cluster: 3 primaries + 3 replicas on 127.0.0.1 with the module, one filter key per
+//! hash slot, 1,000,000 items written through the `redis` crate's cluster client, read back from
+//! every entry node; a primary killed with SIGKILL and its replica promoted; slots resharded with
+//! `redis-cli --cluster reshard` (MIGRATE, so DUMP/RESTORE of the data type). Also DUMP/RESTORE
+//! on single servers. Run with `make test-cluster` (figures with `--nocapture`).
+
+mod common;
+
+use std::collections::BTreeSet;
+use std::fs::File;
+use std::process::{Child, Command, Stdio};
+use std::thread::sleep;
+use std::time::{Duration, Instant};
+
+use common::*;
+use redis::cluster::{cluster_pipe, ClusterClient, ClusterConnection};
+use redis::Value;
+
+const SLOTS: usize = 16384;
+const ITEMS: usize = 1_000_000;
+/// Items are written in this many rounds, as a stream of batches would arrive.
+const ROUNDS: usize = 10;
+/// Commands per cluster pipeline.
+const PIPE: usize = 2048;
+const RESHARD_SLOTS: usize = 1000;
+/// Every node's extra arguments. A short node timeout makes failover take seconds; no diskless
+/// sync delay, so replicas sync as soon as they attach.
+const NODE_ARGS: &[&str] = &[
+    "--cluster-node-timeout",
+    "2000",
+    "--repl-diskless-sync-delay",
+    "0",
+];
+
+/// Redis's key hash: CRC16-CCITT (XMODEM) of the key, or of its `{hash tag}`, mod 16384.
+fn crc16(data: &[u8]) -> u16 {
+    let mut crc = 0u16;
+    for &b in data {
+        crc ^= u16::from(b) << 8;
+        for _ in 0..8 {
+            crc = if crc & 0x8000 != 0 {
+                (crc << 1) ^ 0x1021
+            } else {
+                crc << 1
+            };
+        }
+    }
+    crc
+}
+
+fn key_slot(key: &str) -> usize {
+    let k = key.as_bytes();
+    let tagged = k.iter().position(|&c| c == b'{').and_then(|open| {
+        let close = k[open + 1..].iter().position(|&c| c == b'}')?;
+        (close > 0).then(|| &k[open + 1..open + 1 + close])
+    });
+    usize::from(crc16(tagged.unwrap_or(k))) % SLOTS
+}
+
+/// One key per slot: `urls:{t}` with the first tag `t` that hashes to that slot.
+fn key_per_slot() -> Vec<String> {
+    let mut keys: Vec<Option<String>> = vec![None; SLOTS];
+    let mut missing = SLOTS;
+    let mut t = 0u64;
+    while missing > 0 {
+        let key = format!("urls:{{{t}}}");
+        let slot = key_slot(&key);
+        if keys[slot].is_none() {
+            keys[slot] = Some(key);
+            missing -= 1;
+        }
+        t += 1;
+    }
+    keys.into_iter().map(Option::unwrap).collect()
+}
+
+/// The client-side routing of the README recipe: an item goes to the filter of slot
+/// `crc16(item) mod 16384`.
+fn route(item: &str) -> usize {
+    usize::from(crc16(item.as_bytes())) % SLOTS
+}
+
+fn url(prefix: &str, i: usize) -> String {
+    format!("https://{prefix}{}.example/path/{i}", i % 1009)
+}
+
+/// Item indices grouped by the slot (filter key) they route to.
+fn by_slot(items: &[String]) -> Vec<Vec<u32>> {
+    let mut out = vec![Vec::new(); SLOTS];
+    for (i, item) in items.iter().enumerate() {
+        out[route(item)].push(i as u32);
+    }
+    out
+}
+
+fn text(con: &mut redis::Connection, args: &[&str]) -> String {
+    match run(con, args) {
+        Reply::Bulk(b) => String::from_utf8(b).unwrap(),
+        Reply::Status(s) => s,
+        other => panic!("{args:?}: {other:?}"),
+    }
+}
+
+fn info_field(con: &mut redis::Connection, section: &str, field: &str) -> Option<String> {
+    text(con, &["INFO", section])
+        .lines()
+        .find_map(|l| l.strip_prefix(&format!("{field}:")))
+        .map(|v| v.trim().to_string())
+}
+
+fn cluster_info(con: &mut redis::Connection, field: &str) -> String {
+    text(con, &["CLUSTER", "INFO"])
+        .lines()
+        .find_map(|l| l.strip_prefix(&format!("{field}:")))
+        .unwrap_or_else(|| panic!("no {field} in CLUSTER INFO"))
+        .trim()
+        .to_string()
+}
+
+/// One line of CLUSTER NODES.
+#[derive(Debug, Clone)]
+struct NodeLine {
+    id: String,
+    port: u16,
+    flags: Vec<String>,
+    master: String,
+    slots: BTreeSet<usize>,
+}
+
+impl NodeLine {
+    fn has(&self, flag: &str) -> bool {
+        self.flags.iter().any(|f| f == flag)
+    }
+}
+
+fn cluster_nodes(con: &mut redis::Connection) -> Vec<NodeLine> {
+    text(con, &["CLUSTER", "NODES"])
+        .lines()
+        .filter(|l| !l.trim().is_empty())
+        .map(|l| {
+            let f: Vec<&str> = l.split(' ').collect();
+            let addr = f[1].split('@').next().unwrap();
+            let port = addr.rsplit(':').next().unwrap().parse().unwrap_or(0);
+            let mut slots = BTreeSet::new();
+            // slots come as `n` or `a-b`; `[n->-id]` entries are migrations in progress
+            for s in f.iter().skip(8).filter(|s| !s.starts_with('[')) {
+                match s.split_once('-') {
+                    Some((a, b)) => slots.extend(a.parse::<usize>().unwrap()..=b.parse().unwrap()),
+                    None => {
+                        slots.insert(s.parse().unwrap());
+                    }
+                }
+            }
+            NodeLine {
+                id: f[0].to_string(),
+                port,
+                flags: f[2].split(',').map(String::from).collect(),
+                master: f[3].to_string(),
+                slots,
+            }
+        })
+        .collect()
+}
+
+fn myself(con: &mut redis::Connection) -> NodeLine {
+    cluster_nodes(con)
+        .into_iter()
+        .find(|n| n.has("myself"))
+        .expect("a myself line")
+}
+
+/// Polls `done` every 100 ms until it holds, or panics after `secs` with `what`.
+fn wait_for(secs: u64, what: &str, mut done: impl FnMut() -> bool) -> Duration {
+    let start = Instant::now();
+    while !done() {
+        assert!(
+            start.elapsed() < Duration::from_secs(secs),
+            "timed out after {secs} s waiting for {what}"
+        );
+        sleep(Duration::from_millis(100));
+    }
+    start.elapsed()
+}
+
+/// A child process (redis-cli) that is killed by pid if the test panics while it runs.
+struct ChildGuard(Child);
+
+impl Drop for ChildGuard {
+    fn drop(&mut self) {
+        if self.0.try_wait().ok().flatten().is_none() {
+            let _ = self.0.kill();
+            let _ = self.0.wait();
+        }
+    }
+}
+
+/// Runs redis-cli with `args`, output to a log in `dir`; returns (success, output).
+fn redis_cli(dir: &std::path::Path, args: &[String], timeout_secs: u64) -> (bool, String) {
+    static RUNS: std::sync::atomic::AtomicUsize = std::sync::atomic::AtomicUsize::new(0);
+    let n = RUNS.fetch_add(1, std::sync::atomic::Ordering::SeqCst);
+    let log_path = dir.join(format!("redis-cli-{n}.log"));
+    let log = File::create(&log_path).unwrap();
+    let child = Command::new("redis-cli")
+        .args(args)
+        .stdin(Stdio::null())
+        .stdout(Stdio::from(log.try_clone().unwrap()))
+        .stderr(Stdio::from(log))
+        .spawn()
+        .expect("spawn redis-cli");
+    let mut guard = ChildGuard(child);
+    let start = Instant::now();
+    let status = loop {
+        if let Some(status) = guard.0.try_wait().unwrap() {
+            break status;
+        }
+        assert!(
+            start.elapsed() < Duration::from_secs(timeout_secs),
+            "redis-cli {args:?} still running after {timeout_secs} s:\n{}",
+            std::fs::read_to_string(&log_path).unwrap_or_default()
+        );
+        sleep(Duration::from_millis(50));
+    };
+    let out = std::fs::read_to_string(&log_path).unwrap_or_default();
+    (status.success(), out)
+}
+
+/// Six nodes joined by `redis-cli --cluster create ... --cluster-replicas 1`.
+struct Cluster {
+    nodes: Vec<Server>,
+}
+
+impl Cluster {
+    fn start() -> Cluster {
+        let nodes: Vec<Server> = (0..6)
+            .map(|_| Server::cluster_node(&[], NODE_ARGS))
+            .collect();
+        let mut args = vec!["--cluster".to_string(), "create".to_string()];
+        args.extend(nodes.iter().map(|n| format!("127.0.0.1:{}", n.port)));
+        args.extend(["--cluster-replicas", "1", "--cluster-yes"].map(String::from));
+        let (ok, out) = redis_cli(&nodes[0].dir, &args, 120);
+        assert!(ok, "redis-cli --cluster create failed:\n{out}");
+        assert!(out.contains("All 16384 slots covered"), "{out}");
+        let cluster = Cluster { nodes };
+        cluster.wait_healthy(6, 3, 60);
+        cluster
+    }
+
+    fn index_of_port(&self, port: u16) -> usize {
+        self.nodes
+            .iter()
+            .position(|n| n.port == port)
+            .unwrap_or_else(|| panic!("no node on port {port}"))
+    }
+
+    /// Every live node says cluster_state:ok, knows `known` nodes and sees `replicas` live
+    /// replicas and every slot on a live primary; every replica's link to its primary is up with
+    /// no sync in progress.
+    fn wait_healthy(&self, known: usize, replicas: usize, secs: u64) -> Duration {
+        wait_for(secs, "a healthy cluster", || {
+            self.nodes.iter().all(|n| {
+                let Ok(client) = redis::Client::open(format!("redis://127.0.0.1:{}/", n.port))
+                else {
+                    return false;
+                };
+                let Ok(mut c) = client.get_connection_with_timeout(Duration::from_millis(500))
+                else {
+                    return true; // a killed node is not asked
+                };
+                if cluster_info(&mut c, "cluster_state") != "ok"
+                    || cluster_info(&mut c, "cluster_known_nodes") != known.to_string()
+                    || cluster_info(&mut c, "cluster_slots_assigned") != SLOTS.to_string()
+                {
+                    return false;
+                }
+                let lines = cluster_nodes(&mut c);
+                let live_replicas = lines
+                    .iter()
+                    .filter(|l| l.has("slave") && !l.has("fail"))
+                    .count();
+                let served: usize = lines
+                    .iter()
+                    .filter(|l| l.has("master") && !l.has("fail"))
+                    .map(|l| l.slots.len())
+                    .sum();
+                if live_replicas != replicas || served != SLOTS {
+                    return false;
+                }
+                match info_field(&mut c, "replication", "role").as_deref() {
+                    Some("slave") => {
+                        info_field(&mut c, "replication", "master_link_status").as_deref()
+                            == Some("up")
+                            && info_field(&mut c, "replication", "master_sync_in_progress")
+                                .as_deref()
+                                == Some("0")
+                    }
+                    _ => true,
+                }
+            })
+        })
+    }
+
+    /// (primary index, replica index) pairs, by the primaries' first slot.
+    fn pairs(&self, via: usize) -> Vec<(usize, usize)> {
+        let lines = cluster_nodes(&mut self.nodes[via].conn());
+        let mut primaries: Vec<&NodeLine> = lines
+            .iter()
+            .filter(|n| n.has("master") && !n.has("fail") && !n.slots.is_empty())
+            .collect();
+        primaries.sort_by_key(|n| *n.slots.first().unwrap());
+        primaries
+            .iter()
+            .map(|p| {
+                let r = lines
+                    .iter()
+                    .find(|n| n.has("slave") && n.master == p.id && !n.has("fail"))
+                    .unwrap_or_else(|| panic!("no replica of {}", p.id));
+                (self.index_of_port(p.port), self.index_of_port(r.port))
+            })
+            .collect()
+    }
+
+    fn client(&self, entry: usize) -> ClusterConnection {
+        let url = format!("redis://127.0.0.1:{}/", self.nodes[entry].port);
+        let client = ClusterClient::builder(vec![url])
+            .connection_timeout(Duration::from_secs(5))
+            .response_timeout(Duration::from_secs(60))
+            .build()
+            .expect("cluster client");
+        client
+            .get_connection()
+            .unwrap_or_else(|e| panic!("cluster connection via node {entry}: {e}"))
+    }
+}
+
+/// Sends `cmds` through a cluster pipeline in batches and returns every reply in order.
+fn cluster_run(con: &mut ClusterConnection, cmds: &[redis::Cmd]) -> Vec<Value> {
+    let mut out = Vec::with_capacity(cmds.len());
+    for batch in cmds.chunks(PIPE) {
+        let mut p = cluster_pipe();
+        for c in batch {
+            p.add_command(c.clone());
+        }
+        let replies: Vec<Value> = p
+            .query(con)
+            .unwrap_or_else(|e| panic!("cluster pipeline: {e}"));
+        assert_eq!(replies.len(), batch.len());
+        out.extend(replies);
+    }
+    out
+}
+
+fn bf_cmd(name: &str, key: &str, items: &[String], idx: &[u32]) -> redis::Cmd {
+    let mut c = redis::cmd(name);
+    c.arg(key);
+    for &i in idx {
+        c.arg(&items[i as usize]);
+    }
+    c
+}
+
+/// 0/1 integers of a BF.MADD / BF.MEXISTS reply of `n` items.
+fn flags(v: &Value, n: usize, what: &str) -> Vec<bool> {
+    match v {
+        Value::Array(a) if a.len() == n => a
+            .iter()
+            .map(|x| match x {
+                Value::Int(0) => false,
+                Value::Int(1) => true,
+                other => panic!("{what}: element {other:?}"),
+            })
+            .collect(),
+        other => panic!("{what}: {other:?}"),
+    }
+}
+
+/// BF.MADD of `items[lo..hi]` into their keys; returns (items acknowledged, answered new).
+fn write_range(
+    con: &mut ClusterConnection,
+    keys: &[String],
+    items: &[String],
+    slots: &[Vec<u32>],
+    lo: u32,
+    hi: u32,
+) -> (usize, usize) {
+    let mut cmds = Vec::new();
+    let mut sizes = Vec::new();
+    for (slot, idx) in slots.iter().enumerate() {
+        let part: Vec<u32> = idx.iter().copied().filter(|&i| i >= lo && i < hi).collect();
+        if !part.is_empty() {
+            cmds.push(bf_cmd("BF.MADD", &keys[slot], items, &part));
+            sizes.push(part.len());
+        }
+    }
+    let replies = cluster_run(con, &cmds);
+    let (mut acked, mut new) = (0, 0);
+    for (r, &n) in replies.iter().zip(&sizes) {
+        let f = flags(r, n, "BF.MADD");
+        acked += n;
+        new += f.iter().filter(|&&b| b).count();
+    }
+    (acked, new)
+}
+
+/// BF.MEXISTS of every item in `slots` (restricted to `only` slots when given) through the
+/// cluster client; returns (checked, absent).
+fn check_items(
+    con: &mut ClusterConnection,
+    keys: &[String],
+    items: &[String],
+    slots: &[Vec<u32>],
+    only: Option<&BTreeSet<usize>>,
+) -> (usize, usize) {
+    let mut cmds = Vec::new();
+    let mut sizes = Vec::new();
+    for (slot, idx) in slots.iter().enumerate() {
+        if idx.is_empty() || only.is_some_and(|o| !o.contains(&slot)) {
+            continue;
+        }
+        cmds.push(bf_cmd("BF.MEXISTS", &keys[slot], items, idx));
+        sizes.push(idx.len());
+    }
+    let replies = cluster_run(con, &cmds);
+    let (mut checked, mut absent) = (0, 0);
+    for (r, &n) in replies.iter().zip(&sizes) {
+        checked += n;
+        absent += flags(r, n, "BF.MEXISTS").iter().filter(|&&b| !b).count();
+    }
+    (checked, absent)
+}
+
+/// The same check on a plain connection to one node (which must serve every slot asked).
+fn check_direct(
+    con: &mut redis::Connection,
+    keys: &[String],
+    items: &[String],
+    slots: &[Vec<u32>],
+    only: &BTreeSet<usize>,
+) -> (usize, usize) {
+    let mut cmds: Vec<Vec<&str>> = Vec::new();
+    for &slot in only.iter().filter(|&&s| !slots[s].is_empty()) {
+        let mut c = vec!["BF.MEXISTS", keys[slot].as_str()];
+        c.extend(slots[slot].iter().map(|&i| items[i as usize].as_str()));
+        cmds.push(c);
+    }
+    let (mut checked, mut absent) = (0, 0);
+    for batch in cmds.chunks(PIPE) {
+        for (reply, c) in pipeline(con, batch).iter().zip(batch) {
+            let n = c.len() - 2;
+            let Reply::Arr(a) = reply else {
+                panic!("BF.MEXISTS {}: {reply:?}", c[1])
+            };
+            assert_eq!(a.len(), n);
+            checked += n;
+            absent += a.iter().filter(|r| **r != int(1)).count();
+        }
+    }
+    (checked, absent)
+}
+
+/// `redis-cli --cluster reshard` of `slots` slots from node id `from` to node id `to`, through
+/// node `via`; returns its wall time.
+fn reshard(cl: &Cluster, via: usize, from: &str, to: &str, slots: usize) -> f64 {
+    let t = Instant::now();
+    let args: Vec<String> = vec![
+        "--cluster".into(),
+        "reshard".into(),
+        format!("127.0.0.1:{}", cl.nodes[via].port),
+        "--cluster-from".into(),
+        from.into(),
+        "--cluster-to".into(),
+        to.into(),
+        "--cluster-slots".into(),
+        slots.to_string(),
+        "--cluster-yes".into(),
+    ];
+    let (ok, out) = redis_cli(&cl.nodes[via].dir, &args, 300);
+    assert!(ok, "reshard failed:\n{out}");
+    assert!(out.contains("Moving slot"), "{out}");
+    t.elapsed().as_secs_f64()
+}
+
+fn digests(con: &mut redis::Connection, keys: &[&str]) -> Vec<Reply> {
+    let cmds: Vec<Vec<&str>> = keys
+        .iter()
+        .map(|k| vec!["DEBUG", "DIGEST-VALUE", k])
+        .collect();
+    pipeline(con, &cmds)
+}
+
+fn dataset_digest(con: &mut redis::Connection) -> String {
+    text(con, &["DEBUG", "DIGEST"])
+}
+
+fn wait_replicated(primary: &mut redis::Connection) {
+    assert_eq!(run(primary, &["WAIT", "1", "10000"]), int(1), "WAIT 1");
+}
+
+#[test]
+fn cluster_million_items_failover_and_reshard() {
+    let t_all = Instant::now();
+    let mut cl = Cluster::start();
+    let pairs = cl.pairs(0);
+    assert_eq!(pairs.len(), 3, "3 primaries, each with a replica");
+    println!(
+        "cluster: 3 primaries + 3 replicas up in {:.1} s (ports {:?})",
+        t_all.elapsed().as_secs_f64(),
+        cl.nodes.iter().map(|n| n.port).collect::<Vec<_>>()
+    );
+    for n in &cl.nodes {
+        let Reply::Arr(mods) = run(&mut n.conn(), &["MODULE", "LIST"]) else {
+            panic!("MODULE LIST")
+        };
+        assert!(
+            mods.iter()
+                .any(|m| matches!(m, Reply::Arr(f) if f.get(1) == Some(&bulk("bf")))),
+            "module bf loaded on port {}: {mods:?}",
+            n.port
+        );
+    }
+
+    // One filter key per slot; the test's CRC16 agrees with the server's.
+    let keys = key_per_slot();
+    {
+        let mut c = cl.nodes[0].conn();
+        for slot in (0..SLOTS).step_by(997) {
+            assert_eq!(
+                run(&mut c, &["CLUSTER", "KEYSLOT", &keys[slot]]),
+                int(slot as i64),
+                "{}",
+                keys[slot]
+            );
+        }
+    }
+    let items: Vec<String> = (0..ITEMS).map(|i| url("host", i)).collect();
+    let slots = by_slot(&items);
+    let per_key: Vec<usize> = slots.iter().map(Vec::len).collect();
+    assert!(per_key.iter().all(|&n| n > 0), "every key gets items");
+
+    let mut con = cl.client(0);
+    let t = Instant::now();
+    let reserves: Vec<redis::Cmd> = keys
+        .iter()
+        .map(|k| {
+            let mut c = redis::cmd("BF.RESERVE");
+            c.arg(k).arg("0.01").arg("32");
+            c
+        })
+        .collect();
+    for r in cluster_run(&mut con, &reserves) {
+        assert_eq!(r, Value::Okay);
+    }
+    let (mut acked, mut new) = (0, 0);
+    let round = (ITEMS / ROUNDS) as u32;
+    for r in 0..ROUNDS as u32 {
+        let (a, n) = write_range(&mut con, &keys, &items, &slots, r * round, (r + 1) * round);
+        acked += a;
+        new += n;
+    }
+    let write_secs = t.elapsed().as_secs_f64();
+    assert_eq!(acked, ITEMS);
+    // An add answers 0 only for a false positive against the items before it.
+    assert!(ITEMS - new < ITEMS / 100, "{} adds answered 0", ITEMS - new);
+    println!(
+        "cluster: {SLOTS} filters reserved (one per slot) and {ITEMS} items written with BF.MADD ({}..{} per key, {ROUNDS} rounds of cluster pipelines) in {write_secs:.1} s; {new} answered new, {} were false positives at insert",
+        per_key.iter().min().unwrap(),
+        per_key.iter().max().unwrap(),
+        ITEMS - new
+    );
+    let mut dbsize = 0;
+    for &(p, _) in &pairs {
+        match run(&mut cl.nodes[p].conn(), &["DBSIZE"]) {
+            Reply::Int(n) => dbsize += n,
+            other => panic!("DBSIZE {other:?}"),
+        }
+    }
+    assert_eq!(dbsize, SLOTS as i64);
+    // Scaling filters of capacity 32 with ~61 items each have grown more links.
+    let infos: Vec<redis::Cmd> = keys
+        .iter()
+        .map(|k| {
+            let mut c = redis::cmd("BF.INFO");
+            c.arg(k).arg("FILTERS");
+            c
+        })
+        .collect();
+    let mut links: std::collections::BTreeMap<i64, usize> = Default::default();
+    for v in cluster_run(&mut con, &infos) {
+        match v {
+            Value::Array(a) => match a[..] {
+                [Value::Int(n)] => *links.entry(n).or_default() += 1,
+                _ => panic!("BF.INFO FILTERS {a:?}"),
+            },
+            other => panic!("BF.INFO FILTERS {other:?}"),
+        }
+    }
+    assert!(links.range(2..).map(|(_, n)| n).sum::<usize>() > SLOTS * 9 / 10);
+    println!("cluster: filters by number of links: {links:?}");
+
+    // Every item reads back from every entry node, primaries and replicas alike.
+    for entry in 0..cl.nodes.len() {
+        let t = Instant::now();
+        let mut c = cl.client(entry);
+        let (checked, absent) = check_items(&mut c, &keys, &items, &slots, None);
+        assert_eq!((checked, absent), (ITEMS, 0), "via node {entry}");
+        println!(
+            "cluster: entry node {entry} (port {}): {checked} items checked with BF.MEXISTS, {absent} missing, {:.1} s",
+            cl.nodes[entry].port,
+            t.elapsed().as_secs_f64()
+        );
+    }
+    // A plain connection gets MOVED to the owner; a replica answers reads after READONLY.
+    for &(p, r) in &pairs {
+        let mine = myself(&mut cl.nodes[p].conn()).slots;
+        let foreign = (0..SLOTS).find(|s| !mine.contains(s)).unwrap();
+        let moved = run(&mut cl.nodes[p].conn(), &["BF.EXISTS", &keys[foreign], "x"]);
+        assert!(
+            moved
+                .err_text()
+                .starts_with(&format!("MOVED {foreign} 127.0.0.1:")),
+            "{moved:?}"
+        );
+        let mut rc = cl.nodes[r].conn();
+        let write = run(&mut rc, &["BF.ADD", &keys[*mine.first().unwrap()], "y"]);
+        assert!(write.err_text().starts_with("MOVED "), "{write:?}");
+        assert_eq!(run(&mut rc, &["READONLY"]), ok());
+        let (checked, absent) = check_direct(&mut rc, &keys, &items, &slots, &mine);
+        assert_eq!(absent, 0);
+        println!(
+            "cluster: replica on port {} (READONLY) has all {checked} items of its primary's {} slots",
+            cl.nodes[r].port,
+            mine.len()
+        );
+    }
+
+    // ---- failover: SIGKILL the primary of slot 0 once its replica has every write.
+    for &(p, r) in &pairs {
+        wait_replicated(&mut cl.nodes[p].conn());
+        assert_eq!(
+            dataset_digest(&mut cl.nodes[p].conn()),
+            dataset_digest(&mut cl.nodes[r].conn()),
+            "replica of port {} holds the same data",
+            cl.nodes[p].port
+        );
+    }
+    let (victim, heir) = pairs[0];
+    let victim_digest = dataset_digest(&mut cl.nodes[victim].conn());
+    let victim_id = myself(&mut cl.nodes[victim].conn()).id;
+    let victim_slots = myself(&mut cl.nodes[victim].conn()).slots;
+    let t = Instant::now();
+    cl.nodes[victim].kill();
+    let heir_node = &cl.nodes[heir];
+    let promoted = wait_for(60, "the replica's promotion", || {
+        myself(&mut heir_node.conn()).has("master")
+    });
+    let others: Vec<usize> = (0..cl.nodes.len()).filter(|&i| i != victim).collect();
+    wait_for(
+        60,
+        "cluster_state:ok and the old primary marked fail",
+        || {
+            others.iter().all(|&i| {
+                let mut c = cl.nodes[i].conn();
+                cluster_info(&mut c, "cluster_state") == "ok"
+                    && cluster_nodes(&mut c)
+                        .iter()
+                        .any(|n| n.id == victim_id && n.has("fail"))
+            })
+        },
+    );
+    let failover_secs = t.elapsed().as_secs_f64();
+    assert_eq!(myself(&mut cl.nodes[heir].conn()).slots, victim_slots);
+    assert_eq!(
+        dataset_digest(&mut cl.nodes[heir].conn()),
+        victim_digest,
+        "the promoted replica holds exactly what the killed primary held"
+    );
+    println!(
+        "cluster: killed primary port {} (kill -9, {} slots); replica port {} promoted after {:.1} s, cluster_state:ok after {failover_secs:.1} s; same DEBUG DIGEST",
+        cl.nodes[victim].port,
+        victim_slots.len(),
+        cl.nodes[heir].port,
+        promoted.as_secs_f64()
+    );
+    // The sync client keeps no retry path for a dead primary's pipeline, so reconnect, as an
+    // application does after an error.
+    let mut con = cl.client(others[0]);
+    let t = Instant::now();
+    let (checked, absent) = check_items(&mut con, &keys, &items, &slots, None);
+    assert_eq!((checked, absent), (ITEMS, 0));
+    println!(
+        "cluster: after failover {checked} acknowledged items checked, {absent} missing ({:.1} s)",
+        t.elapsed().as_secs_f64()
+    );
+    // Writes continue, also into the promoted node's slots.
+    let after: Vec<String> = (0..50_000).map(|i| url("after-failover", i)).collect();
+    let after_slots = by_slot(&after);
+    let (a, n) = write_range(&mut con, &keys, &after, &after_slots, 0, after.len() as u32);
+    assert_eq!(a, after.len());
+    assert_eq!(
+        check_items(&mut con, &keys, &after, &after_slots, None),
+        (after.len(), 0)
+    );
+    let on_heir: usize = victim_slots.iter().map(|&s| after_slots[s].len()).sum();
+    assert!(on_heir > 10_000, "{on_heir}");
+    assert_eq!(
+        check_direct(
+            &mut cl.nodes[heir].conn(),
+            &keys,
+            &after,
+            &after_slots,
+            &victim_slots
+        ),
+        (on_heir, 0)
+    );
+    println!(
+        "cluster: {a} items written after failover ({n} new, {on_heir} on the promoted node), all present"
+    );
+
+    // The killed node comes back empty (no persistence) and rejoins as a replica of its heir.
+    let heir_id = myself(&mut cl.nodes[heir].conn()).id;
+    let t = Instant::now();
+    cl.nodes[victim].revive();
+    let back = &cl.nodes[victim];
+    wait_for(60, "the old primary to rejoin as a replica", || {
+        let me = myself(&mut back.conn());
+        me.has("slave") && me.master == heir_id
+    });
+    cl.wait_healthy(6, 3, 60);
+    wait_replicated(&mut cl.nodes[heir].conn());
+    assert_eq!(
+        dataset_digest(&mut cl.nodes[victim].conn()),
+        dataset_digest(&mut cl.nodes[heir].conn())
+    );
+    println!(
+        "cluster: old primary restarted, rejoined as replica of port {} and fully synced in {:.1} s",
+        cl.nodes[heir].port,
+        t.elapsed().as_secs_f64()
+    );
+
+    // ---- resharding: move slots from the promoted node to the next primary.
+    let (source, target) = (heir, pairs[1].0);
+    let target_replica = pairs[1].1;
+    let source_slots = myself(&mut cl.nodes[source].conn()).slots;
+    let target_id = myself(&mut cl.nodes[target].conn()).id;
+    let source_keys: Vec<&str> = source_slots.iter().map(|&s| keys[s].as_str()).collect();
+    let before = digests(&mut cl.nodes[source].conn(), &source_keys);
+    // DEBUG DIGEST-VALUE answers 40 zeros for a missing key
+    let missing = arr(vec![Reply::Status("0".repeat(40))]);
+    assert!(before
+        .iter()
+        .all(|d| matches!(d, Reply::Arr(_)) && *d != missing));
+    let reshard_secs = reshard(&cl, source, &heir_id, &target_id, RESHARD_SLOTS);
+    let moved: BTreeSet<usize> = myself(&mut cl.nodes[target].conn())
+        .slots
+        .intersection(&source_slots)
+        .copied()
+        .collect();
+    assert_eq!(moved.len(), RESHARD_SLOTS, "slots now on the target");
+    // Every node agrees on the new owner.
+    wait_for(30, "every node to see the new slot owner", || {
+        cl.nodes.iter().all(|n| {
+            cluster_nodes(&mut n.conn())
+                .iter()
+                .any(|l| l.id == target_id && moved.is_subset(&l.slots))
+        })
+    });
+    cl.wait_healthy(6, 3, 60);
+    let mut tc = cl.nodes[target].conn();
+    let mut sc = cl.nodes[source].conn();
+    for &slot in &moved {
+        let s = slot.to_string();
+        assert_eq!(run(&mut tc, &["CLUSTER", "COUNTKEYSINSLOT", &s]), int(1));
+        assert_eq!(run(&mut sc, &["CLUSTER", "COUNTKEYSINSLOT", &s]), int(0));
+    }
+    let moved_keys: Vec<&str> = moved.iter().map(|&s| keys[s].as_str()).collect();
+    let expected: Vec<Reply> = source_slots
+        .iter()
+        .zip(&before)
+        .filter(|(s, _)| moved.contains(s))
+        .map(|(_, d)| d.clone())
+        .collect();
+    assert_eq!(
+        digests(&mut tc, &moved_keys),
+        expected,
+        "same DEBUG DIGEST-VALUE after MIGRATE"
+    );
+    for k in &moved_keys[..10] {
+        assert_eq!(
+            run(&mut tc, &["TYPE", k]),
+            Reply::Status("MBbloom--".into())
+        );
+        let r = run(&mut sc, &["BF.EXISTS", k, "x"]);
+        assert!(r.err_text().starts_with("MOVED "), "{r:?}");
+    }
+    let stayed: Vec<&str> = source_slots
+        .iter()
+        .filter(|s| !moved.contains(s))
+        .map(|&s| keys[s].as_str())
+        .collect();
+    let stayed_before: Vec<Reply> = source_slots
+        .iter()
+        .zip(&before)
+        .filter(|(s, _)| !moved.contains(s))
+        .map(|(_, d)| d.clone())
+        .collect();
+    assert_eq!(digests(&mut sc, &stayed), stayed_before);
+    let (c1, a1) = check_direct(&mut tc, &keys, &items, &slots, &moved);
+    let (c2, a2) = check_direct(&mut tc, &keys, &after, &after_slots, &moved);
+    assert_eq!((a1, a2), (0, 0), "no false negatives after MIGRATE");
+    wait_replicated(&mut tc);
+    assert_eq!(
+        dataset_digest(&mut tc),
+        dataset_digest(&mut cl.nodes[target_replica].conn()),
+        "the target's replica got the migrated filters"
+    );
+    println!(
+        "cluster: resharded {} slots ({} filter keys) from port {} to port {} in {reshard_secs:.1} s; same digests, {} items checked on the target, 0 missing",
+        moved.len(),
+        moved_keys.len(),
+        cl.nodes[source].port,
+        cl.nodes[target].port,
+        c1 + c2
+    );
+    // The cluster client follows the new owner for reads and writes.
+    let mut con = cl.client(victim);
+    let more: Vec<String> = (0..20_000).map(|i| url("after-reshard", i)).collect();
+    let more_slots = by_slot(&more);
+    let (a, _) = write_range(&mut con, &keys, &more, &more_slots, 0, more.len() as u32);
+    assert_eq!(a, more.len());
+    let on_target: usize = moved.iter().map(|&s| more_slots[s].len()).sum();
+    assert_eq!(
+        check_direct(&mut tc, &keys, &more, &more_slots, &moved),
+        (on_target, 0)
+    );
+
+    // A second reshard, back from the target, while a client keeps writing into the keys of
+    // the slots that move (redis-cli takes a node's lowest slots first): its writes follow the
+    // MOVED / ASK redirections and none is lost. One command per request: the redis crate's
+    // (0.27) sync cluster pipeline hands redirections back as errors instead of following
+    // them. These items go to chosen keys, not by `route`.
+    let target_slots = myself(&mut tc).slots;
+    let moving: Vec<usize> = target_slots
+        .iter()
+        .take(RESHARD_SLOTS / 2)
+        .copied()
+        .collect();
+    let stop = std::sync::Arc::new(std::sync::atomic::AtomicBool::new(false));
+    let writer = {
+        let (stop, keys) = (stop.clone(), keys.clone());
+        let mut wc = cl.client(target_replica);
+        std::thread::spawn(move || {
+            let mut written: Vec<String> = Vec::new();
+            let mut at: Vec<Vec<u32>> = vec![Vec::new(); SLOTS];
+            let mut rounds = 0;
+            while rounds < 2 || !stop.load(std::sync::atomic::Ordering::SeqCst) {
+                for &slot in &moving {
+                    let idx: Vec<u32> = (0..4)
+                        .map(|j| {
+                            written.push(format!(
+                                "https://during-reshard.example/{slot}/{rounds}/{j}"
+                            ));
+                            (written.len() - 1) as u32
+                        })
+                        .collect();
+                    let reply: Value = bf_cmd("BF.MADD", &keys[slot], &written, &idx)
+                        .query(&mut wc)
+                        .unwrap_or_else(|e| panic!("BF.MADD {} during reshard: {e}", keys[slot]));
+                    flags(&reply, idx.len(), "BF.MADD during reshard");
+                    at[slot].extend(idx);
+                }
+                rounds += 1;
+            }
+            (written, at, rounds)
+        })
+    };
+    let back_secs = reshard(&cl, target, &target_id, &heir_id, RESHARD_SLOTS / 2);
+    stop.store(true, std::sync::atomic::Ordering::SeqCst);
+    let (during, during_slots, rounds) = writer.join().expect("the writer thread");
+    let moved_back: BTreeSet<usize> = target_slots
+        .intersection(&myself(&mut sc).slots)
+        .copied()
+        .collect();
+    assert_eq!(moved_back.len(), RESHARD_SLOTS / 2);
+    let overlap = (0..SLOTS)
+        .filter(|s| !during_slots[*s].is_empty() && moved_back.contains(s))
+        .count();
+    for &slot in &moved_back {
+        let s = slot.to_string();
+        assert_eq!(run(&mut sc, &["CLUSTER", "COUNTKEYSINSLOT", &s]), int(1));
+        assert_eq!(run(&mut tc, &["CLUSTER", "COUNTKEYSINSLOT", &s]), int(0));
+    }
+    let mut con = cl.client(victim);
+    assert_eq!(
+        check_items(&mut con, &keys, &during, &during_slots, None),
+        (during.len(), 0)
+    );
+    // ASKING is what a client sends after an ASK redirection, for a key already migrated
+    // out of a slot still in migration.
+    let asking: usize = cl
+        .nodes
+        .iter()
+        .map(|n| {
+            text(&mut n.conn(), &["INFO", "commandstats"])
+                .lines()
+                .find_map(|l| l.strip_prefix("cmdstat_asking:calls="))
+                .map_or(0, |v| v.split(',').next().unwrap().parse().unwrap())
+        })
+        .sum();
+    println!(
+        "cluster: resharded {} slots back to port {} in {back_secs:.1} s while a client wrote {} items into the keys of {overlap} of them ({rounds} rounds of single BF.MADDs, {asking} ASK redirections followed); all present",
+        moved_back.len(),
+        cl.nodes[source].port,
+        during.len()
+    );
+
+    // Every primary's replica ends with the same data.
+    for &(p, r) in &cl.pairs(source) {
+        wait_replicated(&mut cl.nodes[p].conn());
+        assert_eq!(
+            dataset_digest(&mut cl.nodes[p].conn()),
+            dataset_digest(&mut cl.nodes[r].conn())
+        );
+    }
+    let t = Instant::now();
+    let mut total = 0;
+    for (its, sl) in [
+        (&items, &slots),
+        (&after, &after_slots),
+        (&more, &more_slots),
+        (&during, &during_slots),
+    ] {
+        let (checked, absent) = check_items(&mut con, &keys, its, sl, None);
+        assert_eq!(absent, 0);
+        total += checked;
+    }
+    assert_eq!(total, ITEMS + after.len() + more.len() + during.len());
+    println!(
+        "cluster: final check via the rejoined node: {total} items, 0 missing ({:.1} s); whole test {:.1} s",
+        t.elapsed().as_secs_f64(),
+        t_all.elapsed().as_secs_f64()
+    );
+}
+
+/// A payload of DUMP restores to an identical filter (same digest, items, seed) on the same
+/// server and on another one, with RESTORE's TTL, BUSYKEY and REPLACE.
+#[test]
+fn dump_restore_single_server() {
+    let a = Server::new();
+    let b = Server::new();
+    let (mut ca, mut cb) = (a.conn(), b.conn());
+    assert_eq!(run(&mut ca, &["BF.RESERVE", "f", "0.01", "100"]), ok());
+    assert_eq!(
+        run(&mut ca, &["BF.RESERVE", "ns", "0.001", "500", "NONSCALING"]),
+        ok()
+    );
+    let its = items("https://dump.example/", 3000);
+    for chunk in its.chunks(500) {
+        let mut args = vec!["BF.MADD", "f"];
+        args.extend(chunk.iter().map(String::as_str));
+        assert!(matches!(run(&mut ca, &args), Reply::Arr(_)));
+    }
+    let ns_items = &its[..500];
+    let mut args = vec!["BF.MADD", "ns"];
+    args.extend(ns_items.iter().map(String::as_str));
+    run(&mut ca, &args);
+    let absent = items("https://absent.example/", 5000);
+    for key in ["f", "ns"] {
+        let Reply::Bulk(payload) = run(&mut ca, &["DUMP", key]) else {
+            panic!("DUMP {key}")
+        };
+        let digest = run(&mut ca, &["DEBUG", "DIGEST-VALUE", key]);
+        let info = run(&mut ca, &["BF.INFO", key]);
+        let copy = format!("{key}-copy");
+        let restore = |con: &mut redis::Connection, k: &str, extra: &[&[u8]]| {
+            let mut args: Vec<&[u8]> = vec![b"RESTORE", k.as_bytes(), b"0", &payload];
+            args.extend_from_slice(extra);
+            run(con, &args)
+        };
+        assert_eq!(restore(&mut ca, &copy, &[]), ok());
+        assert_eq!(restore(&mut cb, key, &[]), ok());
+        let its_here: &[String] = if key == "f" { &its } else { ns_items };
+        for (con, k) in [(&mut ca, copy.as_str()), (&mut cb, key)] {
+            assert_eq!(run(con, &["DEBUG", "DIGEST-VALUE", k]), digest, "{k}");
+            assert_eq!(run(con, &["BF.INFO", k]), info, "{k}");
+            assert_eq!(exists_all(con, k, its_here), vec![int(1); its_here.len()]);
+        }
+        // Same seed and bits: the same false positives.
+        assert_eq!(
+            exists_all(&mut ca, key, &absent),
+            exists_all(&mut cb, key, &absent)
+        );
+        assert_eq!(
+            restore(&mut cb, key, &[]).err_text(),
+            "BUSYKEY Target key name already exists."
+        );
+        assert_eq!(restore(&mut cb, key, &[b"REPLACE"]), ok());
+        let ttl_key = format!("{key}-ttl");
+        let args: Vec<&[u8]> = vec![b"RESTORE", ttl_key.as_bytes(), b"60000", &payload];
+        assert_eq!(run(&mut cb, &args), ok());
+        assert!(
+            matches!(run(&mut cb, &["PTTL", &ttl_key]), Reply::Int(ms) if ms > 0 && ms <= 60000)
+        );
+    }
+    // The restored scaling filter grows exactly as the original does.
+    let more = items("https://more.example/", 4000);
+    let mut args = vec!["BF.MADD", "f"];
+    args.extend(more.iter().map(String::as_str));
+    assert_eq!(run(&mut ca, &args), run(&mut cb, &args));
+    assert_eq!(
+        run(&mut ca, &["DEBUG", "DIGEST-VALUE", "f"]),
+        run(&mut cb, &["DEBUG", "DIGEST-VALUE", "f"])
+    );
+    assert_eq!(
+        run(&mut cb, &["BF.ADD", "ns", "one more"]),
+        err("ERR non scaling filter is full")
+    );
+}
+
+#[test]
+fn crc16_matches_redis() {
+    assert_eq!(crc16(b"123456789"), 0x31c3);
+    assert_eq!(key_slot("foo"), 12182);
+    assert_eq!(key_slot("{user1000}.following"), key_slot("user1000"));
+    // `{}` is no tag: the whole key is hashed; only the first `{...}` counts.
+    assert_eq!(
+        key_slot("foo{}{bar}"),
+        usize::from(crc16(b"foo{}{bar}")) % SLOTS
+    );
+    assert_eq!(
+        key_slot("foo{{bar}}zap"),
+        usize::from(crc16(b"{bar")) % SLOTS
+    );
+}
