@@ -2,6 +2,11 @@
 #
 #   make run     build the module and start redis-server with it (foreground)
 #   make test    install deps, build, run the whole test suite
+#   make test-cluster   Redis Cluster tests (tests/cluster.rs: 6 nodes, failover, resharding)
+#   make test-big       the >2^32-bit filter (tests/big.rs); skipped, saying why, without the memory
+#   make bench   rsbloom against RedisBloom 2.8.2 (bench/bench.py); writes bench/RESULTS.md
+#   make bench-core   criterion micro-benchmarks of the core (benches/core.rs)
+#   make fuzz    cargo-fuzz targets (fuzz/), FUZZ_SECONDS each (default 60)
 #
 # Variables: PORT (default 6379), MODULE_ARGS (default empty), CARGO (default cargo).
 
@@ -54,30 +59,95 @@ run: build
 	  --enable-debug-command local
 
 # The integration tests load target/release/librsbloom.so and spawn their own redis-server.
+# tests/cluster.rs and tests/big.rs run once each, in their own targets below (one test at a
+# time, figures printed). The main run names every other test target (--lib, plus one --test
+# per tests/*.rs): a plain `cargo test` cannot leave a target out short of `test = false` in
+# Cargo.toml, and `--skip` filters by test name in every binary, not by file.
+SCALE_TESTS := cluster big
+MAIN_TESTS  := $(filter-out $(SCALE_TESTS),$(basename $(notdir $(wildcard tests/*.rs))))
+
 test: deps
 	$(CARGO) build --release
-	$(CARGO) test --release -- --test-threads=2
+	$(CARGO) test --release --lib $(addprefix --test ,$(MAIN_TESTS)) -- --test-threads=2
+	$(MAKE) --no-print-directory test-cluster
+	$(MAKE) --no-print-directory test-big
 	$(MAKE) --no-print-directory pytest
 
+.PHONY: test-cluster test-big
+test-cluster: deps
+	$(CARGO) build --release
+	$(CARGO) test --release --test cluster -- --test-threads=1 --nocapture
+
+# tests/big.rs holds a 585 MiB filter on up to three servers at once, and DUMP/RESTORE briefly
+# needs two more copies on the source and one on the target: about 3.5 GB together at peak
+# (the test prints it). Asking for 6 GB of MemAvailable leaves room for the rest of the machine.
+BIG_TEST_KB := 6000000
+
+test-big: deps
+	$(CARGO) build --release
+	@avail=$$(awk '/^MemAvailable:/ {print $$2}' /proc/meminfo); \
+	if [ "$$avail" -lt $(BIG_TEST_KB) ]; then \
+	  echo "test-big: SKIPPED tests/big.rs (the >2^32-bit filter): it needs $(BIG_TEST_KB) kB of MemAvailable, this machine has $$avail kB"; \
+	else \
+	  echo "test-big: MemAvailable $$avail kB >= $(BIG_TEST_KB) kB, running tests/big.rs"; \
+	  $(CARGO) test --release --test big -- --test-threads=1 --nocapture; \
+	fi
+
 # Python tests (tests/py): redis-py's r.bf() API against rsbloom, and a differential run against
-# RedisBloom 2.8.2 (../shared/tools/redisbloom-so). The venv is created once in .venv.
+# RedisBloom 2.8.2 (scripts/redisbloom-so). The venv is created once in .venv.
 VENV        := $(CURDIR)/.venv
 PY_PKGS     := redis==8.1.0 pytest==8.4.2
 
-pytest:
+venv:
 	@if [ ! -x $(VENV)/bin/python ]; then \
 	  python3 -m venv $(VENV) 2>/dev/null || { \
 	    rm -rf $(VENV); \
-	    echo "pytest: python3 -m venv failed; installing python3-venv"; \
+	    echo "venv: python3 -m venv failed; installing python3-venv"; \
 	    $(SUDO) apt-get update && \
 	    $(SUDO) env DEBIAN_FRONTEND=noninteractive apt-get install -y python3-venv && \
 	    python3 -m venv $(VENV); }; \
 	fi
+
+pytest: venv
 	$(VENV)/bin/python -m pip install -q --disable-pip-version-check $(PY_PKGS)
 	@[ -f $(MODULE) ] || $(CARGO) build --release
 	$(VENV)/bin/python -m pytest -q tests/py
 
 test-py: pytest
+
+# Benchmarks: they measure and assert nothing, and make test does not run them. bench.py's
+# settings are BENCH_* environment variables (see README, Benchmarks).
+.PHONY: venv bench bench-core
+BENCH_PY_PKGS := $(PY_PKGS) matplotlib==3.10.8
+
+bench: build venv
+	$(VENV)/bin/python -m pip install -q --disable-pip-version-check $(BENCH_PY_PKGS)
+	so=$$(scripts/redisbloom-so) && REDISBLOOM_SO=$$so $(VENV)/bin/python bench/bench.py
+
+bench-core: deps
+	$(CARGO) bench --bench core
+
+# Fuzzing (fuzz/, its own crate): each target runs FUZZ_SECONDS from the committed corpus
+# (fuzz/corpus/<target>) and seeds generated afresh (fuzz/examples/seeds.rs); the inputs it
+# finds go to fuzz/target/corpus, a crashing one to fuzz/artifacts. cargo-fuzz passes
+# nightly-only flags (-Zsanitizer=address); RUSTC_BOOTSTRAP=1 lets the stable toolchain take
+# them. Not part of make test.
+.PHONY: fuzz
+FUZZ_SECONDS ?= 60
+FUZZ_TARGETS := args chunks rdb
+
+fuzz: deps
+	@$(CARGO) fuzz --version >/dev/null 2>&1 || $(CARGO) install cargo-fuzz --locked
+	cd fuzz && RUSTC_BOOTSTRAP=1 $(CARGO) fuzz build
+	cd fuzz && $(CARGO) run --example seeds -- target/seeds
+	@cd fuzz && for t in $(FUZZ_TARGETS); do \
+	  mkdir -p target/corpus/$$t; \
+	  RUSTC_BOOTSTRAP=1 $(CARGO) fuzz run $$t target/corpus/$$t corpus/$$t target/seeds/$$t -- \
+	    -max_total_time=$(FUZZ_SECONDS) -print_final_stats=1 > target/fuzz-$$t.log 2>&1 || { \
+	    tail -n 40 target/fuzz-$$t.log; \
+	    echo "fuzz: $$t FAILED, see fuzz/target/fuzz-$$t.log and fuzz/artifacts/$$t"; exit 1; }; \
+	  echo "fuzz: $$t: $$(sed -n 's/^stat::number_of_executed_units: *//p' target/fuzz-$$t.log) executions in $(FUZZ_SECONDS) s, corpus $$(ls corpus/$$t | wc -l) committed + $$(ls target/corpus/$$t | wc -l) found"; \
+	done
 
 fmt:
 	$(CARGO) fmt --all

@@ -16,7 +16,7 @@ import redis
 
 REPO = os.path.abspath(os.path.join(os.path.dirname(__file__), "..", ".."))
 RSBLOOM_SO = os.path.join(REPO, "target", "release", "librsbloom.so")
-REDISBLOOM_TOOL = os.path.join(REPO, "..", "shared", "tools", "redisbloom-so")
+REDISBLOOM_TOOL = os.path.join(REPO, "scripts", "redisbloom-so")
 REDIS_SERVER = shutil.which("redis-server") or "/usr/bin/redis-server"
 
 
