@@ -775,6 +775,10 @@ def run(bench):
     log(f"\n== throughput: PING (rounds {ROUNDS}, about {SECONDS:g} s per measurement)")
     for p in PIPELINES:
         bench.throughput(f"PING P{p}", ["PING"], 1, p, 1)
+    # BF.EXISTS on a missing key does no filter work: the ceiling of a module command on this
+    # server (Redis's own cost of dispatching one), against which the single-item rows read.
+    bench.throughput("BF.EXISTS missing key P32 (no filter work)",
+                     ["BF.EXISTS", "missing", QUERY_TEMPLATE], 1, 32, 2 * FILL)
 
     log(f"\n== throughput: 10M filter, prefill of {FILL:,} items")
     fill_items = numbered_items(PRESENT_PREFIX, FILL)

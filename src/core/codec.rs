@@ -63,6 +63,37 @@ pub trait FieldReader {
     fn bytes_into(&mut self, dst: &mut [u8]) -> Result<usize, DecodeError>;
 }
 
+/// Counts a link's `bytes` into the `total` of a chain being decoded, refusing a chain larger
+/// than the machine's memory (RAM and swap) before anything is allocated: a forged header must
+/// not make the server ask for terabytes, which the allocator answers by aborting Redis when
+/// the kernel will not overcommit that much. A genuine filter that large could not have been
+/// held here either.
+pub fn count_link_bytes(total: &mut u64, bytes: u64) -> Result<(), DecodeError> {
+    *total = total.saturating_add(bytes);
+    match machine_memory() {
+        Some(memory) if *total > memory => {
+            Err(DecodeError("filter larger than this machine's memory"))
+        }
+        _ => Ok(()),
+    }
+}
+
+/// Bytes of RAM plus swap, when the OS tells.
+fn machine_memory() -> Option<u64> {
+    #[cfg(target_os = "linux")]
+    {
+        // SAFETY: sysinfo is plain integers, for which all-zero bytes are a valid value.
+        let mut info: libc::sysinfo = unsafe { std::mem::zeroed() };
+        // SAFETY: `info` is a valid, writable sysinfo struct.
+        if unsafe { libc::sysinfo(&mut info) } == 0 {
+            let unit = u64::from(info.mem_unit.max(1));
+            let total = (info.totalram as u64).saturating_add(info.totalswap as u64);
+            return Some(total.saturating_mul(unit));
+        }
+    }
+    None
+}
+
 /// Fills `dst` from consecutive non-empty string fields (a bit array's pieces).
 pub fn read_pieces(r: &mut impl FieldReader, mut dst: &mut [u8]) -> Result<(), DecodeError> {
     while !dst.is_empty() {
@@ -128,6 +159,7 @@ pub fn decode(r: &mut impl FieldReader) -> Result<Chain, DecodeError> {
     }
     let mut links = Vec::with_capacity(nlinks as usize);
     let mut sum = 0u64;
+    let mut total_bytes = 0u64;
     for _ in 0..nlinks {
         let layout = Layout::from_tag(r.unsigned()?).ok_or(DecodeError("unknown link layout"))?;
         let capacity = r.unsigned()?;
@@ -144,6 +176,7 @@ pub fn decode(r: &mut impl FieldReader) -> Result<Chain, DecodeError> {
         if bits == 0 || bits % 64 != 0 || bits > MAX_LINK_BITS {
             return Err(DecodeError("bad bit count"));
         }
+        count_link_bytes(&mut total_bytes, bits / 8)?;
         let geometry = Geometry {
             bits,
             hashes: hashes as u32,
@@ -337,5 +370,37 @@ mod tests {
             b.push(0);
         }
         assert!(decode(&mut FieldSlice(&long)).is_err());
+    }
+
+    #[test]
+    fn a_chain_larger_than_memory_is_refused_before_allocating() {
+        let c = sample();
+        let mut fields = Vec::new();
+        encode(&c, &mut fields);
+        // Every link's bit count raised to 2^40 bits (128 GiB): refused once the total passes
+        // this machine's memory (RAM and swap), before that link is allocated (an allocation past what the
+        // kernel will overcommit would abort the test process).
+        let ram = machine_memory().expect("machine memory");
+        let mut huge = fields.clone();
+        let mut at = 9; // the first link's `bits`; each link is 6 fields plus its pieces
+        while at < huge.len() {
+            huge[at] = Field::Unsigned(MAX_LINK_BITS);
+            at += 6 + huge[at + 2..]
+                .iter()
+                .take_while(|f| matches!(f, Field::Bytes(_)))
+                .count();
+        }
+        let refused = decode(&mut FieldSlice(&huge));
+        if ram < (c.links.len() as u64) << 37 {
+            assert_eq!(
+                refused,
+                Err(DecodeError("filter larger than this machine's memory"))
+            );
+        } else {
+            assert!(refused.is_err());
+        }
+        let mut total = 0;
+        assert!(count_link_bytes(&mut total, ram / 2).is_ok());
+        assert!(count_link_bytes(&mut total, ram / 2 + 8).is_err());
     }
 }

@@ -25,7 +25,9 @@
 //! to the sum of the link sizes.
 
 use super::chain::Chain;
-use super::codec::{read_pieces, word_bytes_mut, DecodeError, FieldReader, MAX_LINKS};
+use super::codec::{
+    count_link_bytes, read_pieces, word_bytes_mut, DecodeError, FieldReader, MAX_LINKS,
+};
 use super::dump::{
     link_fields_ok, redisbloom_hashes_ok, OPT_FORCE64, OPT_NONSCALING, REDISBLOOM_OPTIONS,
 };
@@ -83,6 +85,7 @@ pub fn decode_redisbloom(
     };
     let mut links = Vec::with_capacity(nlinks as usize);
     let mut sum = 0u64;
+    let mut total_bytes = 0u64;
     for _ in 0..nlinks {
         let capacity = r.unsigned()?;
         let error = r.double()?;
@@ -113,6 +116,7 @@ pub fn decode_redisbloom(
                 "link hash count disagrees with its bits per entry",
             ));
         }
+        count_link_bytes(&mut total_bytes, bits / 8)?;
         let geometry = Geometry {
             bits,
             hashes: hashes as u32,
