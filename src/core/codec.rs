@@ -31,8 +31,8 @@ pub const ENCODING_VERSION: i32 = 100;
 
 /// Largest piece of a bit array stored as one string. Below jemalloc's 8 MiB "oversize"
 /// threshold, so the buffer Redis allocates per piece (LZF output on save, the read buffer on
-/// load) is recycled instead of being mapped, zeroed by the kernel and unmapped each time:
-/// with 16 MiB pieces that zeroing was a third of the load time of a 1 GiB filter.
+/// load) is recycled, warm in cache, instead of being mapped, zeroed by the kernel and unmapped
+/// each time: a 1 GiB filter saved in 16 MiB pieces took 7.4 s to load, in 4 MiB pieces 5.2 s.
 pub const CHUNK_BYTES: usize = 4 << 20;
 
 /// Most links a chain may have on load (a 1e-300 EXPANSION 1 chain underflows near 1000).
