@@ -32,16 +32,16 @@ import socket
 import statistics
 import subprocess
 import sys
-import tempfile
 import time
 from dataclasses import dataclass, field
 
-import redis
 
 REPO = os.path.abspath(os.path.join(os.path.dirname(__file__), ".."))
+# The server process class the Python tests use.
+sys.path.insert(0, os.path.join(REPO, "tests", "py"))
+from redis_server import REDIS_SERVER, Server  # noqa: E402
 RSBLOOM_SO = os.path.join(REPO, "target", "release", "librsbloom.so")
 REDISBLOOM_TOOL = os.path.join(REPO, "scripts", "redisbloom-so")
-REDIS_SERVER = "/usr/bin/redis-server"
 REDIS_BENCHMARK = shutil.which("redis-benchmark") or "/usr/bin/redis-benchmark"
 RESULTS_MD = os.path.join(REPO, "bench", "RESULTS.md")
 RESULTS_PNG = os.path.join(REPO, "bench", "results.png")
@@ -99,12 +99,6 @@ def log(msg):
 # Servers
 
 
-def free_port():
-    with socket.socket(socket.AF_INET, socket.SOCK_STREAM) as s:
-        s.bind(("127.0.0.1", 0))
-        return s.getsockname()[1]
-
-
 def cpu_seconds(pid):
     """utime + stime of a process, from /proc (the name field may hold spaces)."""
     with open(f"/proc/{pid}/stat") as f:
@@ -117,94 +111,6 @@ def busy_seconds():
     with open("/proc/stat") as f:
         user, nice, system, idle, iowait, irq, softirq, steal = map(int, f.readline().split()[1:9])
     return (user + nice + system + irq + softirq + steal) / os.sysconf("SC_CLK_TCK")
-
-
-class Server:
-    def __init__(self, name, module):
-        self.name = name
-        self.module = module
-        self.dir = tempfile.mkdtemp(prefix=f"rsbloom-bench-{name.lower()}-")
-        self.port = free_port()
-        self.proc = None
-        self.starts = 0
-
-    @property
-    def log_path(self):
-        return os.path.join(self.dir, f"redis-{self.starts}.log")
-
-    def start(self, timeout=600.0):
-        """Starts redis-server (loading dump.rdb if there is one); returns the seconds until it
-        answered PING."""
-        for _attempt in range(3):
-            self.starts += 1
-            began = time.monotonic()
-            self.proc = subprocess.Popen(
-                [
-                    REDIS_SERVER,
-                    "--bind", "127.0.0.1",
-                    "--port", str(self.port),
-                    "--dir", self.dir,
-                    "--dbfilename", "dump.rdb",
-                    "--save", "",
-                    "--appendonly", "no",
-                    "--logfile", self.log_path,
-                    "--loadmodule", self.module,
-                ],
-                stdin=subprocess.DEVNULL,
-                stdout=subprocess.DEVNULL,
-                stderr=subprocess.DEVNULL,
-                # Ctrl-C reaches only this script, which then stops the server by pid.
-                start_new_session=True,
-            )
-            if self._wait_ready(timeout):
-                return time.monotonic() - began
-            log_text = self.log_text()
-            self.stop()
-            if "Address already in use" not in log_text:
-                raise RuntimeError(f"{self.name}: redis-server did not start:\n{log_text[-3000:]}")
-            self.port = free_port()
-        raise RuntimeError(f"{self.name}: no free port")
-
-    def _wait_ready(self, timeout):
-        deadline = time.monotonic() + timeout
-        while time.monotonic() < deadline:
-            if self.proc.poll() is not None:
-                return False
-            try:
-                with redis.Redis(host="127.0.0.1", port=self.port, socket_timeout=2) as c:
-                    if c.ping():
-                        return True
-            except (redis.exceptions.ConnectionError, redis.exceptions.BusyLoadingError,
-                    redis.exceptions.TimeoutError):
-                pass
-            time.sleep(0.01)
-        return False
-
-    def log_text(self):
-        try:
-            with open(self.log_path) as f:
-                return f.read()
-        except OSError:
-            return ""
-
-    def client(self):
-        return redis.Redis(host="127.0.0.1", port=self.port, protocol=2, socket_timeout=600)
-
-    def stop(self):
-        if self.proc is None:
-            return
-        if self.proc.poll() is None:
-            self.proc.terminate()  # with --save '' nothing is written on the way out
-            try:
-                self.proc.wait(timeout=60)
-            except subprocess.TimeoutExpired:
-                self.proc.kill()
-                self.proc.wait()
-        self.proc = None
-
-    def cleanup(self):
-        self.stop()
-        shutil.rmtree(self.dir, ignore_errors=True)
 
 
 # ---------------------------------------------------------------------------------------------
