@@ -644,7 +644,8 @@ def main():
             server.cleanup()
     info = machine()
     settings = {
-        "modules": ", ".join(f"{n} {v[0][b'ver'] if v else '?'} ({m})"
+        # File names only: a path of this machine means nothing to a reader of RESULTS.md.
+        "modules": ", ".join(f"{n} {v[0][b'ver'] if v else '?'} ({os.path.basename(m)})"
                              for (n, v), m in zip(versions.items(), modules)),
         "server settings": "127.0.0.1, --save '' --appendonly no, one server per module, "
                            "both running during the whole run",

@@ -14,7 +14,7 @@ use std::hint::black_box;
 use std::time::{Duration, Instant};
 
 use criterion::{criterion_group, criterion_main, BenchmarkGroup, Criterion, Throughput};
-use rsbloom::core::{Chain, ChainParams};
+use rsbloom::core::{Chain, FilterSpec, Growth};
 
 const ITEM_LEN: usize = 32;
 type Item = [u8; ITEM_LEN];
@@ -116,23 +116,20 @@ fn items(prefix: &[u8; 20], count: usize) -> Vec<Item> {
 }
 
 fn new_chain(capacity: u64) -> Chain {
-    Chain::new(&ChainParams {
+    let spec = FilterSpec {
         error: 0.01,
         capacity,
-        expansion: 2,
-        nonscaling: false,
-        seed: 0x5eed,
-        max_bytes: u64::MAX,
-    })
-    .expect("chain")
+        growth: Growth::Scaling(2),
+    };
+    Chain::new(&spec, 0x5eed, u64::MAX).expect("chain")
 }
 
 /// Sets each bit with probability 1/2 (splitmix64), like a filter filled to capacity, without
 /// adding hundreds of millions of items. Also faults every page in before anything is timed.
 fn make_dense(chain: &mut Chain) {
     let mut state = 0x9e37_79b9_7f4a_7c15u64;
-    for link in &mut chain.links {
-        for word in link.words_mut() {
+    for words in chain.bit_arrays_mut() {
+        for word in words {
             state = state.wrapping_add(0x9e37_79b9_7f4a_7c15);
             let mut z = state;
             z = (z ^ (z >> 30)).wrapping_mul(0xbf58_476d_1ce4_e5b9);
@@ -140,14 +137,6 @@ fn make_dense(chain: &mut Chain) {
             *word = z ^ (z >> 31);
         }
     }
-}
-
-fn clear(chain: &mut Chain) {
-    for link in &mut chain.links {
-        link.words_mut().fill(0);
-        link.items = 0;
-    }
-    chain.items = 0;
 }
 
 /// Times `iters` batches of `op` over consecutive slices of `pool`, wrapping around; `on_wrap`
@@ -203,7 +192,7 @@ fn core_benches(c: &mut Criterion) {
             "{}: {} bytes of bits, {} hashes",
             scenario.name,
             chain.bit_bytes(),
-            chain.links[0].hashes
+            chain.links()[0].hashes
         );
         make_dense(&mut chain);
         let present = items(b"https://example.com/", scenario.lookup_pool);
@@ -226,11 +215,11 @@ fn core_benches(c: &mut Criterion) {
         }
         drop((present, absent));
 
-        clear(&mut chain);
+        chain.clear();
         let new_items = items(b"https://example.net/", scenario.add_pool);
         for op in INSERTS {
             let id = format!("{}_new/{}", op.name, op.batch);
-            bench_op(&mut group, id, &mut chain, &new_items, op, clear);
+            bench_op(&mut group, id, &mut chain, &new_items, op, Chain::clear);
         }
         group.finish();
     }

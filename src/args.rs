@@ -2,6 +2,7 @@
 //! junk, no NaN), options matched case-insensitively, and the option parsing that needs no
 //! Redis context.
 
+use crate::core::{FilterSpec, Growth};
 use crate::errors;
 
 /// Parses a strict signed 64-bit integer the way Redis's `string2ll` (and so RedisBloom, through
@@ -66,21 +67,18 @@ pub enum Refusal {
     Reply(&'static str),
 }
 
-/// The filter `BF.RESERVE` asks for.
+/// What `BF.RESERVE` asks for.
 #[derive(Debug, Clone, Copy, PartialEq)]
 pub struct Reserve {
-    pub error: f64,
-    pub capacity: u64,
-    /// At least 1; ignored when `nonscaling`.
-    pub expansion: u32,
-    pub nonscaling: bool,
+    pub spec: FilterSpec,
+    /// rsbloom's `SEED`: the filter's hash seed instead of a random one.
     pub seed: Option<u64>,
 }
 
 /// Parses `BF.RESERVE key error_rate capacity [EXPANSION n] [NONSCALING] [SEED s]` (`argv[0]`
 /// is the command name), checking in RedisBloom 2.8.2's order so that the first error is
-/// the one RedisBloom replies. `default_expansion` applies without `EXPANSION`; 0 means
-/// NONSCALING. Kept apart from the Redis layer so that it can be fuzzed.
+/// the one RedisBloom replies. `default_expansion` applies without `EXPANSION`
+/// ([`Growth::from_expansion`]: 0 means NONSCALING).
 pub fn reserve(argv: &[&[u8]], default_expansion: u32) -> Result<Reserve, Refusal> {
     // RedisBloom's arity, plus two arguments for rsbloom's SEED option.
     let has_seed = argv.iter().skip(4).any(|a| is(a, "SEED"));
@@ -118,22 +116,17 @@ pub fn reserve(argv: &[&[u8]], default_expansion: u32) -> Result<Reserve, Refusa
         }
         i += 1;
     }
-    let mut expansion = default_expansion;
-    if let Some(at) = expansion_at {
-        if at >= argv.len() {
-            return refuse(errors::NO_EXPANSION);
-        }
-        if nonscaling {
-            return refuse(errors::NONSCALING_EXPANSION);
-        }
-        expansion = match integer(argv[at]) {
+    let growth = match expansion_at {
+        Some(at) if at >= argv.len() => return refuse(errors::NO_EXPANSION),
+        Some(_) if nonscaling => return refuse(errors::NONSCALING_EXPANSION),
+        Some(at) => match integer(argv[at]) {
             None => return refuse(errors::BAD_EXPANSION),
             Some(e) if e < 1 => return refuse(errors::EXPANSION_RANGE),
-            Some(e) => u32::try_from(e).unwrap_or(u32::MAX),
-        };
-    } else if expansion == 0 {
-        nonscaling = true;
-    }
+            Some(e) => Growth::Scaling(u32::try_from(e).unwrap_or(u32::MAX)),
+        },
+        None if nonscaling => Growth::Fixed,
+        None => Growth::from_expansion(default_expansion),
+    };
     let seed = match seed_at {
         None => None,
         Some(at) => match argv.get(at).copied().and_then(unsigned) {
@@ -142,12 +135,167 @@ pub fn reserve(argv: &[&[u8]], default_expansion: u32) -> Result<Reserve, Refusa
         },
     };
     Ok(Reserve {
-        error,
-        capacity,
-        expansion: expansion.max(1),
-        nonscaling,
+        spec: FilterSpec {
+            error,
+            capacity,
+            growth,
+        },
         seed,
     })
+}
+
+/// The explicit `BF.RESERVE` arguments after the key that rsbloom replicates for every filter
+/// it creates: `error capacity (EXPANSION n | NONSCALING) SEED seed`. They carry every
+/// parameter, so a replica or an AOF replay builds identical bits whatever its own defaults;
+/// [`reserve`] parses them back to the same spec and seed.
+pub fn reserve_words(spec: &FilterSpec, seed: u64) -> Vec<String> {
+    // `{:?}` prints the shortest text that parses back to the same f64.
+    let mut words = vec![format!("{:?}", spec.error), spec.capacity.to_string()];
+    match spec.growth {
+        Growth::Fixed => words.push("NONSCALING".into()),
+        Growth::Scaling(n) => words.extend(["EXPANSION".into(), n.to_string()]),
+    }
+    words.extend(["SEED".into(), seed.to_string()]);
+    words
+}
+
+/// What `BF.INSERT` asks for.
+#[derive(Debug, Clone, Copy, PartialEq)]
+pub struct Insert {
+    /// The filter to create when the key is missing; `None` with NOCREATE.
+    pub create: Option<FilterSpec>,
+    /// Index in argv of the first item (after ITEMS).
+    pub first_item: usize,
+}
+
+/// Parses `BF.INSERT key [CAPACITY n] [ERROR r] [EXPANSION n] [NOCREATE] [NONSCALING] ITEMS
+/// item ...` as RedisBloom 2.8.2 does: each token is recognised by its first character (and
+/// the second for ERROR/EXPANSION, the third for NOCREATE/NONSCALING); value parse failures are
+/// reported during the scan, range failures after it. Options not given take `defaults`.
+pub fn insert(argv: &[&[u8]], defaults: FilterSpec) -> Result<Insert, Refusal> {
+    if argv.len() < 4 {
+        return Err(Refusal::Arity);
+    }
+    let mut error = None;
+    let mut capacity = None;
+    let mut expansion = None;
+    let mut nocreate = false;
+    let mut nonscaling = false;
+    let mut first_item = None;
+    let mut i = 2;
+    while i < argv.len() {
+        let token = argv[i];
+        let at = |n: usize| token.get(n).map(u8::to_ascii_lowercase);
+        match at(0) {
+            Some(b'i') => {
+                first_item = Some(i + 1);
+                break;
+            }
+            Some(b'e' | b'c') => {
+                // An option that is the last argument has no value.
+                let value = *argv.get(i + 1).ok_or(Refusal::Arity)?;
+                if at(0) == Some(b'c') {
+                    capacity =
+                        Some(integer(value).ok_or(Refusal::Reply(errors::INSERT_BAD_CAPACITY))?);
+                } else if at(1) == Some(b'r') {
+                    error =
+                        Some(double(value).ok_or(Refusal::Reply(errors::INSERT_BAD_ERROR_RATE))?);
+                } else {
+                    expansion =
+                        Some(integer(value).ok_or(Refusal::Reply(errors::INSERT_BAD_EXPANSION))?);
+                }
+                i += 1;
+            }
+            Some(b'n') if at(2) == Some(b'c') => nocreate = true,
+            Some(b'n') => nonscaling = true,
+            _ => return Err(Refusal::Reply(errors::INSERT_UNKNOWN_ARGUMENT)),
+        }
+        i += 1;
+    }
+    let first_item = match first_item {
+        Some(first) if first < argv.len() => first,
+        _ => return Err(Refusal::Arity),
+    };
+    if error.is_some_and(|e| !(e > 0.0 && e < 1.0))
+        || capacity.is_some_and(|c| c < 1)
+        || expansion.is_some_and(|e| e < 1)
+    {
+        return Err(Refusal::Reply(errors::INSERT_BAD_ARGUMENT));
+    }
+    let growth = match expansion {
+        _ if nonscaling => Growth::Fixed,
+        // rsbloom: a huge expansion saturates instead of wrapping (RedisBloom truncates it to
+        // 32 bits, so 4294967296 becomes a growth of 0).
+        Some(e) => Growth::Scaling(u32::try_from(e).unwrap_or(u32::MAX)),
+        None => defaults.growth,
+    };
+    let spec = FilterSpec {
+        error: error.unwrap_or(defaults.error),
+        capacity: capacity.map_or(defaults.capacity, |c| c as u64),
+        growth,
+    };
+    Ok(Insert {
+        create: (!nocreate).then_some(spec),
+        first_item,
+    })
+}
+
+/// An integer module load argument: its name and the range of its value (the range of the
+/// config it sets, from the config table).
+#[derive(Debug, Clone, Copy)]
+pub struct IntegerArg {
+    pub name: &'static str,
+    pub min: i64,
+    pub max: i64,
+}
+
+/// The module load arguments given, parsed.
+#[derive(Debug, Clone, PartialEq, Default)]
+pub struct LoadArgs {
+    pub error_rate: Option<f64>,
+    /// `(index into the integer arguments, value)`, in the order given.
+    pub integers: Vec<(usize, i64)>,
+}
+
+/// Parses the module load arguments, pairs of `NAME value`: `ERROR_RATE r` or one of
+/// `integers` (names matched ignoring ASCII case). Returns the error to log.
+pub fn load_args(argv: &[&[u8]], integers: &[IntegerArg]) -> Result<LoadArgs, String> {
+    if !argv.len().is_multiple_of(2) {
+        return Err("module arguments come in pairs: NAME value".into());
+    }
+    let mut out = LoadArgs::default();
+    for pair in argv.chunks(2) {
+        let (name, value) = (pair[0], pair[1]);
+        let got = |what: String| {
+            format!(
+                "{} must be {what}, got '{}'",
+                String::from_utf8_lossy(name),
+                String::from_utf8_lossy(value)
+            )
+        };
+        if is(name, "ERROR_RATE") {
+            let rate = error_rate(value)
+                .ok_or_else(|| got("a number between 0 and 1, exclusive".into()))?;
+            out.error_rate = Some(rate);
+        } else if let Some(at) = integers.iter().position(|arg| is(name, arg.name)) {
+            let IntegerArg { min, max, .. } = integers[at];
+            match integer(value) {
+                Some(n) if (min..=max).contains(&n) => out.integers.push((at, n)),
+                _ => return Err(got(format!("an integer from {min} to {max}"))),
+            }
+        } else {
+            return Err(format!(
+                "unknown module argument '{}'",
+                String::from_utf8_lossy(name)
+            ));
+        }
+    }
+    Ok(out)
+}
+
+/// Parses and validates an error rate (0 < r < 1), strictly.
+pub fn error_rate(text: &[u8]) -> Option<f64> {
+    double(text).filter(|&r| r > 0.0 && r < 1.0)
 }
 
 #[cfg(test)]
@@ -196,18 +344,23 @@ mod tests {
         assert_eq!(
             r,
             Reserve {
-                error: 0.01,
-                capacity: 100,
-                expansion: 2,
-                nonscaling: false,
+                spec: FilterSpec {
+                    error: 0.01,
+                    capacity: 100,
+                    growth: Growth::Scaling(2),
+                },
                 seed: None
             }
         );
         let r = reserve_of("BF.RESERVE k 0.5 7 seed 9 Expansion 4", 2).unwrap();
-        assert_eq!((r.expansion, r.nonscaling, r.seed), (4, false, Some(9)));
-        // default expansion 0: NONSCALING, whose expansion field stays usable
+        assert_eq!((r.spec.growth, r.seed), (Growth::Scaling(4), Some(9)));
+        // default expansion 0: NONSCALING
         let r = reserve_of("BF.RESERVE k 0.01 100", 0).unwrap();
-        assert_eq!((r.expansion, r.nonscaling), (1, true));
+        assert_eq!(r.spec.growth, Growth::Fixed);
+        let r = reserve_of("BF.RESERVE k 0.01 100 NONSCALING", 2).unwrap();
+        assert_eq!(r.spec.growth, Growth::Fixed);
+        let r = reserve_of("BF.RESERVE k 0.01 100 EXPANSION 4294967296", 0).unwrap();
+        assert_eq!(r.spec.growth, Growth::Scaling(u32::MAX));
         let refused = |line, want| assert_eq!(reserve_of(line, 2), Err(want), "{line}");
         refused("BF.RESERVE k 0.01", Refusal::Arity);
         refused("BF.RESERVE k 0.01 1 a b c d", Refusal::Arity);
@@ -260,6 +413,187 @@ mod tests {
             b"0.0001e-400",
         ] {
             assert_eq!(double(bad), None, "{bad:?}");
+        }
+    }
+
+    const DEFAULTS: FilterSpec = FilterSpec {
+        error: 0.01,
+        capacity: 100,
+        growth: Growth::Scaling(2),
+    };
+
+    fn insert_of(line: &str) -> Result<Insert, Refusal> {
+        let argv: Vec<&[u8]> = line.split(' ').map(str::as_bytes).collect();
+        insert(&argv, DEFAULTS)
+    }
+
+    #[test]
+    fn insert_options_and_their_errors() {
+        let spec = |error, capacity, growth| FilterSpec {
+            error,
+            capacity,
+            growth,
+        };
+        let i = insert_of("BF.INSERT k ITEMS a b").unwrap();
+        assert_eq!(i.first_item, 3);
+        assert_eq!(i.create, Some(DEFAULTS));
+        let i = insert_of("BF.INSERT k capacity 7 ERROR 0.5 expansion 4 ITEMS a").unwrap();
+        assert_eq!(i.create, Some(spec(0.5, 7, Growth::Scaling(4))));
+        assert_eq!(i.first_item, 9);
+        // NONSCALING wins over EXPANSION, in either order, as in RedisBloom.
+        for line in [
+            "BF.INSERT k EXPANSION 4 NONSCALING ITEMS a",
+            "BF.INSERT k NONSCALING EXPANSION 4 ITEMS a",
+        ] {
+            assert_eq!(
+                insert_of(line).unwrap().create.unwrap().growth,
+                Growth::Fixed
+            );
+        }
+        assert_eq!(
+            insert_of("BF.INSERT k NOCREATE ITEMS a").unwrap().create,
+            None
+        );
+        // Tokens are told apart by their first letters only (RedisBloom's scan).
+        assert_eq!(
+            insert_of("BF.INSERT k c 7 i a")
+                .unwrap()
+                .create
+                .unwrap()
+                .capacity,
+            7
+        );
+        assert_eq!(
+            insert_of("BF.INSERT k EXPANSION 4294967296 ITEMS a")
+                .unwrap()
+                .create
+                .unwrap()
+                .growth,
+            Growth::Scaling(u32::MAX)
+        );
+        let refused = |line, want| assert_eq!(insert_of(line), Err(want), "{line}");
+        refused("BF.INSERT k ITEMS", Refusal::Arity);
+        refused("BF.INSERT k CAPACITY 5 ITEMS", Refusal::Arity);
+        refused("BF.INSERT k NOCREATE CAPACITY", Refusal::Arity);
+        refused("BF.INSERT k NOCREATE NONSCALING", Refusal::Arity);
+        refused(
+            "BF.INSERT k CAPACITY x ITEMS a",
+            Refusal::Reply(errors::INSERT_BAD_CAPACITY),
+        );
+        refused(
+            "BF.INSERT k ERROR x ITEMS a",
+            Refusal::Reply(errors::INSERT_BAD_ERROR_RATE),
+        );
+        refused(
+            "BF.INSERT k EXPANSION x ITEMS a",
+            Refusal::Reply(errors::INSERT_BAD_EXPANSION),
+        );
+        refused(
+            "BF.INSERT k BOGUS ITEMS a",
+            Refusal::Reply(errors::INSERT_UNKNOWN_ARGUMENT),
+        );
+        for line in [
+            "BF.INSERT k CAPACITY 0 ITEMS a",
+            "BF.INSERT k ERROR 1 ITEMS a",
+            "BF.INSERT k EXPANSION 0 ITEMS a",
+        ] {
+            refused(line, Refusal::Reply(errors::INSERT_BAD_ARGUMENT));
+        }
+        // A bad value is reported during the scan, before a range error found later.
+        refused(
+            "BF.INSERT k CAPACITY 0 ERROR x ITEMS a",
+            Refusal::Reply(errors::INSERT_BAD_ERROR_RATE),
+        );
+    }
+
+    #[test]
+    fn the_replicated_reserve_parses_back_to_the_same_spec() {
+        for spec in [
+            DEFAULTS,
+            FilterSpec {
+                error: 0.1 + 0.2,
+                capacity: u64::MAX >> 1,
+                growth: Growth::Fixed,
+            },
+            FilterSpec {
+                error: 1e-300,
+                capacity: 1,
+                growth: Growth::Scaling(u32::MAX),
+            },
+        ] {
+            let mut line = vec!["BF.RESERVE".to_string(), "k".to_string()];
+            line.extend(reserve_words(&spec, 9));
+            let argv: Vec<&[u8]> = line.iter().map(|w| w.as_bytes()).collect();
+            for default_expansion in [0, 2] {
+                let r = reserve(&argv, default_expansion).unwrap();
+                assert_eq!((r.spec, r.seed), (spec, Some(9)), "{line:?}");
+            }
+        }
+    }
+
+    #[test]
+    fn load_args_take_their_ranges_from_the_table() {
+        let table = [
+            IntegerArg {
+                name: "INITIAL_SIZE",
+                min: 1,
+                max: 10,
+            },
+            IntegerArg {
+                name: "EXPANSION",
+                min: 0,
+                max: 5,
+            },
+        ];
+        let parse = |line: &str| {
+            let argv: Vec<&[u8]> = line.split_whitespace().map(str::as_bytes).collect();
+            load_args(&argv, &table)
+        };
+        assert_eq!(
+            parse("error_rate 0.5 EXPANSION 0 initial_size 10"),
+            Ok(LoadArgs {
+                error_rate: Some(0.5),
+                integers: vec![(1, 0), (0, 10)],
+            })
+        );
+        assert_eq!(parse(""), Ok(LoadArgs::default()));
+        assert_eq!(
+            parse("INITIAL_SIZE 11"),
+            Err("INITIAL_SIZE must be an integer from 1 to 10, got '11'".into())
+        );
+        assert_eq!(
+            parse("EXPANSION -1"),
+            Err("EXPANSION must be an integer from 0 to 5, got '-1'".into())
+        );
+        assert_eq!(
+            parse("ERROR_RATE 1"),
+            Err("ERROR_RATE must be a number between 0 and 1, exclusive, got '1'".into())
+        );
+        assert_eq!(
+            parse("ERROR_RATE"),
+            Err("module arguments come in pairs: NAME value".into())
+        );
+        assert_eq!(
+            parse("CAPACITY 5"),
+            Err("unknown module argument 'CAPACITY'".into())
+        );
+    }
+
+    #[test]
+    fn error_rates_are_strict_and_in_range() {
+        assert_eq!(error_rate(b"0.01"), Some(0.01));
+        assert_eq!(error_rate(b"1e-3"), Some(0.001));
+        for bad in [
+            &b"0"[..],
+            b"1",
+            b"-0.1",
+            b"inf",
+            b"nan",
+            b"0.01x",
+            b" 0.01",
+            b"",
+        ] {
+            assert_eq!(error_rate(bad), None, "{bad:?}");
         }
     }
 }

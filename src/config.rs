@@ -9,6 +9,8 @@ use std::sync::atomic::{AtomicPtr, AtomicU64, Ordering::Relaxed};
 use redis_module::raw;
 
 use crate::args;
+use crate::core::{FilterSpec, Growth};
+use crate::redis::{no_unwind, string_bytes};
 
 /// Default per-filter limit: 2 GiB, room for a billion URLs at 1% (about 1.4 GB) while one
 /// command cannot take the server down.
@@ -39,48 +41,25 @@ pub fn max_filter_bytes() -> u64 {
     MAX_FILTER_BYTES.load(Relaxed)
 }
 
-/// Applies the module load arguments, pairs of `NAME value`. Returns the error to log.
-pub fn apply_load_args(argv: &[&[u8]]) -> Result<(), String> {
-    if !argv.len().is_multiple_of(2) {
-        return Err("module arguments come in pairs: NAME value".into());
+/// The filter an add to a missing key creates: the module defaults.
+pub fn default_spec() -> FilterSpec {
+    FilterSpec {
+        error: error_rate(),
+        capacity: initial_size(),
+        growth: Growth::from_expansion(expansion()),
     }
-    for pair in argv.chunks(2) {
-        let (name, value) = (pair[0], pair[1]);
-        let text = String::from_utf8_lossy(value);
-        let bad = |what: &str| {
-            Err(format!(
-                "{} must be {what}, got '{text}'",
-                String::from_utf8_lossy(name)
-            ))
-        };
-        if args::is(name, "ERROR_RATE") {
-            match parse_error_rate(value) {
-                Some(r) => ERROR_RATE_BITS.store(r.to_bits(), Relaxed),
-                None => return bad("a number between 0 and 1, exclusive"),
-            }
-        } else if args::is(name, "INITIAL_SIZE") {
-            match args::integer(value) {
-                Some(n) if n >= 1 => INITIAL_SIZE.store(n as u64, Relaxed),
-                _ => return bad("an integer >= 1"),
-            }
-        } else if args::is(name, "EXPANSION") {
-            match args::integer(value) {
-                Some(n) if (0..=i64::from(u32::MAX)).contains(&n) => {
-                    EXPANSION.store(n as u64, Relaxed)
-                }
-                _ => return bad("an integer >= 0 (0 means NONSCALING)"),
-            }
-        } else if args::is(name, "MAX_FILTER_BYTES") {
-            match args::integer(value) {
-                Some(n) if n >= 64 => MAX_FILTER_BYTES.store(n as u64, Relaxed),
-                _ => return bad("an integer >= 64"),
-            }
-        } else {
-            return Err(format!(
-                "unknown module argument '{}'",
-                String::from_utf8_lossy(name)
-            ));
-        }
+}
+
+/// Applies the module load arguments (`loadmodule librsbloom.so ERROR_RATE 0.01 ...`), whose
+/// names and ranges come from [`NUMERIC`]. Returns the error to log.
+pub fn apply_load_args(argv: &[&[u8]]) -> Result<(), String> {
+    let integers: Vec<args::IntegerArg> = NUMERIC.iter().map(|n| n.load_arg).collect();
+    let parsed = args::load_args(argv, &integers)?;
+    if let Some(rate) = parsed.error_rate {
+        ERROR_RATE_BITS.store(rate.to_bits(), Relaxed);
+    }
+    for (at, value) in parsed.integers {
+        NUMERIC[at].cell.store(value as u64, Relaxed);
     }
     Ok(())
 }
@@ -92,16 +71,6 @@ pub const ERROR_RATE_CONFIG_ERROR: &str =
 /// The error rate as CONFIG GET shows it: the shortest text that parses back to the same f64.
 pub fn error_rate_text() -> String {
     format!("{:?}", error_rate())
-}
-
-/// Parses and validates an error rate (0 < r < 1), strictly.
-fn parse_error_rate(text: &[u8]) -> Option<f64> {
-    args::double(text).filter(|&r| r > 0.0 && r < 1.0)
-}
-
-/// Runs `f`, turning a panic into `fallback`: Redis's callbacks must never unwind into C.
-fn no_panic<T>(fallback: T, f: impl FnOnce() -> T) -> T {
-    std::panic::catch_unwind(std::panic::AssertUnwindSafe(f)).unwrap_or(fallback)
 }
 
 /// Sets a config callback's error string; Redis takes ownership and frees it.
@@ -128,7 +97,7 @@ extern "C" fn get_error_rate(
     _name: *const c_char,
     _privdata: *mut c_void,
 ) -> *mut raw::RedisModuleString {
-    no_panic(std::ptr::null_mut(), || {
+    no_unwind(std::ptr::null_mut(), || {
         let text = error_rate_text();
         // SAFETY: a NULL context creates an unmanaged string from a valid buffer.
         let new = unsafe {
@@ -155,13 +124,10 @@ extern "C" fn set_error_rate(
     err: *mut *mut raw::RedisModuleString,
 ) -> c_int {
     const ERR: c_int = raw::Status::Err as c_int;
-    no_panic(ERR, || {
-        let mut len = 0usize;
+    no_unwind(ERR, || {
         // SAFETY: Redis passes a valid string that lives for the whole call.
-        let ptr = unsafe { raw::RedisModule_StringPtrLen.unwrap()(val, &mut len) };
-        // SAFETY: Redis guarantees `len` readable bytes at `ptr`.
-        let text = unsafe { std::slice::from_raw_parts(ptr.cast::<u8>(), len) };
-        match parse_error_rate(text) {
+        let text = unsafe { string_bytes(val) };
+        match args::error_rate(text) {
             Some(r) => {
                 ERROR_RATE_BITS.store(r.to_bits(), Relaxed);
                 raw::Status::Ok as c_int
@@ -174,37 +140,60 @@ extern "C" fn set_error_rate(
     })
 }
 
-/// A numeric config: its name (without the `bf.` prefix Redis adds), range, flags and atomic.
+/// A numeric config: its name (without the `bf.` prefix Redis adds), its module load argument
+/// with the range both share, its flags and its atomic.
 struct Numeric {
     name: &'static CStr,
-    min: i64,
-    max: i64,
+    load_arg: args::IntegerArg,
     flags: u32,
     cell: &'static AtomicU64,
 }
 
+impl Numeric {
+    const fn new(
+        name: &'static CStr,
+        load_arg: &'static str,
+        (min, max): (i64, i64),
+        flags: u32,
+        cell: &'static AtomicU64,
+    ) -> Self {
+        Numeric {
+            name,
+            load_arg: args::IntegerArg {
+                name: load_arg,
+                min,
+                max,
+            },
+            flags,
+            cell,
+        }
+    }
+}
+
+/// Every numeric setting, as a config and as a load argument.
 static NUMERIC: [Numeric; 3] = [
-    Numeric {
-        name: c"initial-size",
-        min: 1,
-        max: i64::MAX,
-        flags: raw::REDISMODULE_CONFIG_DEFAULT,
-        cell: &INITIAL_SIZE,
-    },
-    Numeric {
-        name: c"expansion",
-        min: 0,
-        max: u32::MAX as i64,
-        flags: raw::REDISMODULE_CONFIG_DEFAULT,
-        cell: &EXPANSION,
-    },
-    Numeric {
-        name: c"max-filter-bytes",
-        min: 64,
-        max: i64::MAX,
-        flags: raw::REDISMODULE_CONFIG_MEMORY,
-        cell: &MAX_FILTER_BYTES,
-    },
+    Numeric::new(
+        c"initial-size",
+        "INITIAL_SIZE",
+        (1, i64::MAX),
+        raw::REDISMODULE_CONFIG_DEFAULT,
+        &INITIAL_SIZE,
+    ),
+    // 0 means NONSCALING (Growth::from_expansion).
+    Numeric::new(
+        c"expansion",
+        "EXPANSION",
+        (0, u32::MAX as i64),
+        raw::REDISMODULE_CONFIG_DEFAULT,
+        &EXPANSION,
+    ),
+    Numeric::new(
+        c"max-filter-bytes",
+        "MAX_FILTER_BYTES",
+        (64, i64::MAX),
+        raw::REDISMODULE_CONFIG_MEMORY,
+        &MAX_FILTER_BYTES,
+    ),
 ];
 
 /// The entry of [`NUMERIC`] a callback's privdata points at.
@@ -215,7 +204,7 @@ fn numeric_of(privdata: *mut c_void) -> Option<&'static Numeric> {
 }
 
 extern "C" fn get_numeric(_name: *const c_char, privdata: *mut c_void) -> c_longlong {
-    no_panic(0, || {
+    no_unwind(0, || {
         numeric_of(privdata).map_or(0, |n| {
             n.cell.load(Relaxed).min(i64::MAX as u64) as c_longlong
         })
@@ -229,18 +218,16 @@ extern "C" fn set_numeric(
     err: *mut *mut raw::RedisModuleString,
 ) -> c_int {
     const ERR: c_int = raw::Status::Err as c_int;
-    no_panic(ERR, || {
+    no_unwind(ERR, || {
         let Some(n) = numeric_of(privdata) else {
             set_config_error(err, "unknown rsbloom config");
             return ERR;
         };
         // Redis checks the range before calling; checked again so the atomic never holds junk.
-        if !(n.min..=n.max).contains(&val) {
+        let args::IntegerArg { min, max, .. } = n.load_arg;
+        if !(min..=max).contains(&val) {
             let name = n.name.to_string_lossy();
-            set_config_error(
-                err,
-                &format!("bf.{name} must be between {} and {}", n.min, n.max),
-            );
+            set_config_error(err, &format!("bf.{name} must be between {min} and {max}"));
             return ERR;
         }
         n.cell.store(val as u64, Relaxed);
@@ -274,7 +261,8 @@ pub fn register(ctx: *mut raw::RedisModuleCtx) -> Result<(), String> {
         return Err("could not register config bf.error-rate".into());
     }
     for n in &NUMERIC {
-        let current = n.cell.load(Relaxed).min(n.max as u64) as i64;
+        let args::IntegerArg { min, max, .. } = n.load_arg;
+        let current = n.cell.load(Relaxed).min(max as u64) as i64;
         // SAFETY: as above; privdata points at the config's static atomic, which lives for the
         // whole process and is only read through `numeric_of`.
         let status = unsafe {
@@ -283,8 +271,8 @@ pub fn register(ctx: *mut raw::RedisModuleCtx) -> Result<(), String> {
                 n.name.as_ptr(),
                 current,
                 n.flags,
-                n.min,
-                n.max,
+                min,
+                max,
                 Some(get_numeric),
                 Some(set_numeric),
                 None,
@@ -310,28 +298,10 @@ mod tests {
     use super::*;
 
     #[test]
-    fn error_rates_are_strict_and_in_range() {
-        assert_eq!(parse_error_rate(b"0.01"), Some(0.01));
-        assert_eq!(parse_error_rate(b"1e-3"), Some(0.001));
-        for bad in [
-            &b"0"[..],
-            b"1",
-            b"-0.1",
-            b"inf",
-            b"nan",
-            b"0.01x",
-            b" 0.01",
-            b"",
-        ] {
-            assert_eq!(parse_error_rate(bad), None, "{bad:?}");
-        }
-    }
-
-    #[test]
     fn error_rate_text_round_trips() {
         for r in [0.01, 0.001, 0.1 + 0.2, 1e-10, 0.5] {
             let text = format!("{r:?}");
-            assert_eq!(parse_error_rate(text.as_bytes()), Some(r), "{text}");
+            assert_eq!(args::error_rate(text.as_bytes()), Some(r), "{text}");
         }
         assert_eq!(format!("{:?}", 0.01), "0.01");
     }

@@ -1,5 +1,6 @@
 //! The `MBbloom--` data type: its callbacks (RDB save/load, AOF rewrite, digest, copy, free,
-//! free effort, memory usage).
+//! free effort, memory usage). Like every command and config callback, each runs its body
+//! through [`no_unwind`], so a panic never unwinds into Redis.
 
 use std::ffi::{c_int, c_void};
 use std::os::raw::c_char;
@@ -7,15 +8,15 @@ use std::os::raw::c_char;
 use redis_module::native_types::RedisType;
 use redis_module::raw;
 
-use crate::commands::FIXED_SEED;
-use crate::core::codec::{self, DecodeError, FieldReader, FieldWriter};
-use crate::core::{dump, redisbloom};
-use crate::core::{Chain, Link};
+use crate::core::decode::{FieldReader, FieldWriter};
+use crate::core::{rdb, redisbloom_rdb, scandump};
+use crate::core::{Chain, DecodeError, FIXED_SEED};
+use crate::redis::no_unwind;
 
 /// The data type, named as RedisBloom names it so that TYPE answers the same.
 pub static BLOOM_TYPE: RedisType = RedisType::new(
     "MBbloom--",
-    codec::ENCODING_VERSION,
+    rdb::ENCODING_VERSION,
     raw::RedisModuleTypeMethods {
         version: raw::REDISMODULE_TYPE_METHOD_VERSION as u64,
         rdb_load: Some(rdb_load),
@@ -38,13 +39,6 @@ pub static BLOOM_TYPE: RedisType = RedisType::new(
         aux_save2: None,
     },
 );
-
-/// Bytes a chain takes in memory: its structs plus the bit arrays.
-pub fn memory_of(chain: &Chain) -> usize {
-    std::mem::size_of::<Chain>()
-        + chain.links.len() * std::mem::size_of::<Link>()
-        + chain.bit_bytes() as usize
-}
 
 struct RdbWriter(*mut raw::RedisModuleIO);
 
@@ -69,7 +63,7 @@ impl RdbReader {
     fn check(&self) -> Result<(), DecodeError> {
         // SAFETY: the IO handle is the live one Redis passed to rdb_load.
         if unsafe { raw::RedisModule_IsIOError.unwrap()(self.0) } != 0 {
-            Err(DecodeError("I/O error or truncated RDB"))
+            Err(DecodeError::Read("I/O error or truncated RDB"))
         } else {
             Ok(())
         }
@@ -95,7 +89,7 @@ impl FieldReader for RdbReader {
             unsafe { raw::RedisModule_LoadStringBuffer.unwrap()(self.0, &mut len) };
         self.check()?;
         if buf.is_null() {
-            return Err(DecodeError("missing bit array"));
+            return Err(DecodeError::Read("missing bit array"));
         }
         let fits = len <= dst.len();
         if fits {
@@ -107,42 +101,49 @@ impl FieldReader for RdbReader {
         if fits {
             Ok(len)
         } else {
-            Err(DecodeError("bit-array piece longer than the bit array"))
+            Err(DecodeError::LongPiece)
         }
     }
 }
 
+/// The value Redis passes to a callback.
+///
+/// # Safety
+/// `value` must be a value this module created with `Box<Chain>`, alive for `'a`.
+unsafe fn chain<'a>(value: *const c_void) -> &'a Chain {
+    // SAFETY: the caller's contract.
+    unsafe { &*value.cast::<Chain>() }
+}
+
 extern "C" fn rdb_save(rdb: *mut raw::RedisModuleIO, value: *mut c_void) {
-    // SAFETY: Redis passes a value this module created with `Box<Chain>`.
-    let chain = unsafe { &*value.cast::<Chain>() };
-    codec::encode(chain, &mut RdbWriter(rdb));
+    // SAFETY: Redis passes a value of this type.
+    let chain = unsafe { chain(value) };
+    // A panic here would leave a half-written value: none is expected (the encoder only
+    // writes fields), and unwinding into Redis would be worse.
+    no_unwind((), || rdb::encode(chain, &mut RdbWriter(rdb)));
 }
 
 extern "C" fn rdb_load(rdb: *mut raw::RedisModuleIO, encver: c_int) -> *mut c_void {
-    let decoded = match encver {
-        codec::ENCODING_VERSION => codec::decode(&mut RdbReader(rdb)),
-        // RedisBloom's own encodings (drop-in migration). The native links such a chain grows
-        // later use the fixed seed, so replicas and AOF replays grow identical ones.
-        0..=redisbloom::MAX_ENCODING_VERSION => {
-            redisbloom::decode_redisbloom(&mut RdbReader(rdb), encver, FIXED_SEED)
+    let decoded = no_unwind(Err(DecodeError::Read("internal error in rsbloom")), || {
+        match encver {
+            rdb::ENCODING_VERSION => rdb::decode(&mut RdbReader(rdb)),
+            // RedisBloom's own encodings (drop-in migration). The native links such a chain
+            // grows later use the fixed seed, so replicas and AOF replays grow identical ones.
+            0..=redisbloom_rdb::MAX_ENCODING_VERSION => {
+                redisbloom_rdb::decode(&mut RdbReader(rdb), encver, FIXED_SEED)
+            }
+            _ => Err(DecodeError::UnknownEncoding),
         }
-        _ => {
-            log_io_warning(
-                rdb,
-                &format!("cannot load MBbloom-- encoding version {encver}"),
-            );
-            return std::ptr::null_mut();
-        }
-    };
+    });
     match decoded {
         Ok(chain) => {
             crate::stats::filter_created(&chain);
             Box::into_raw(Box::new(chain)).cast()
         }
-        Err(DecodeError(why)) => {
+        Err(why) => {
             log_io_warning(
                 rdb,
-                &format!("refusing corrupt bloom filter (encoding version {encver}): {why}"),
+                &format!("refusing bloom filter of encoding version {encver}: {why}"),
             );
             std::ptr::null_mut()
         }
@@ -159,15 +160,17 @@ fn log_io_warning(rdb: *mut raw::RedisModuleIO, msg: &str) {
 }
 
 extern "C" fn free(value: *mut c_void) {
-    // SAFETY: Redis hands back a value created with `Box<Chain>`, once.
-    let chain = unsafe { Box::from_raw(value.cast::<Chain>()) };
-    crate::stats::filter_freed(&chain);
-    drop(chain);
+    no_unwind((), || {
+        // SAFETY: Redis hands back a value created with `Box<Chain>`, once.
+        let chain = unsafe { Box::from_raw(value.cast::<Chain>()) };
+        crate::stats::filter_freed(&chain);
+    });
 }
 
 extern "C" fn mem_usage(value: *const c_void) -> usize {
-    // SAFETY: Redis passes a value this module created with `Box<Chain>`.
-    memory_of(unsafe { &*value.cast::<Chain>() })
+    // SAFETY: Redis passes a value of this type.
+    let chain = unsafe { chain(value) };
+    no_unwind(0, || chain.memory_usage() as usize)
 }
 
 /// Rewrites a filter as the commands that rebuild it: `BF.LOADCHUNK key 1 <header>`, then
@@ -177,8 +180,8 @@ extern "C" fn aof_rewrite(
     key: *mut raw::RedisModuleString,
     value: *mut c_void,
 ) {
-    // SAFETY: Redis passes a value this module created with `Box<Chain>`.
-    let chain = unsafe { &*value.cast::<Chain>() };
+    // SAFETY: Redis passes a value of this type.
+    let chain = unsafe { chain(value) };
     let emit = |iterator: i64, data: &[u8]| {
         // SAFETY: live AOF handle and key; "slb" takes a RedisModuleString, a long long and a
         // buffer with its length, all valid for the call, which copies them.
@@ -194,29 +197,33 @@ extern "C" fn aof_rewrite(
             )
         };
     };
-    emit(1, &dump::header(chain));
-    for (next, data) in dump::chunks(chain) {
-        emit(next, data);
-    }
+    no_unwind((), || {
+        emit(1, &scandump::header(chain));
+        for (next, data) in scandump::chunks(chain) {
+            emit(next, data);
+        }
+    });
 }
 
 /// DEBUG DIGEST-VALUE: the header (parameters, seed, layouts), every bit, and the item count.
 extern "C" fn digest(md: *mut raw::RedisModuleDigest, value: *mut c_void) {
-    // SAFETY: Redis passes a value this module created with `Box<Chain>`.
-    let chain = unsafe { &*value.cast::<Chain>() };
+    // SAFETY: Redis passes a value of this type.
+    let chain = unsafe { chain(value) };
     let add = |bytes: &[u8]| {
         // SAFETY: live digest handle; Redis reads `bytes.len()` bytes from a valid slice.
         unsafe {
             raw::RedisModule_DigestAddStringBuffer.unwrap()(md, bytes.as_ptr().cast(), bytes.len())
         };
     };
-    add(&dump::header(chain));
-    for link in &chain.links {
-        add(codec::word_bytes(link.words()));
-    }
+    no_unwind((), || {
+        add(&scandump::header(chain));
+        for link in chain.links() {
+            add(link.bytes());
+        }
+    });
     // SAFETY: live digest handle.
     unsafe {
-        raw::RedisModule_DigestAddLongLong.unwrap()(md, chain.items as std::ffi::c_longlong);
+        raw::RedisModule_DigestAddLongLong.unwrap()(md, chain.items() as std::ffi::c_longlong);
         raw::RedisModule_DigestEndSequence.unwrap()(md);
     }
 }
@@ -227,17 +234,20 @@ extern "C" fn copy(
     _to: *mut raw::RedisModuleString,
     value: *const c_void,
 ) -> *mut c_void {
-    // SAFETY: Redis passes a value this module created with `Box<Chain>`.
-    let chain = unsafe { &*value.cast::<Chain>() };
-    crate::stats::filter_created(chain);
-    Box::into_raw(Box::new(chain.clone())).cast()
+    // SAFETY: Redis passes a value of this type.
+    let chain = unsafe { chain(value) };
+    // NULL makes COPY fail cleanly (out of memory is an abort, not a panic, in Redis).
+    no_unwind(std::ptr::null_mut(), || {
+        crate::stats::filter_created(chain);
+        Box::into_raw(Box::new(chain.clone())).cast()
+    })
 }
 
 /// Work to free a value, in Redis's units: above its lazyfree threshold (64) the value is freed
 /// in a background thread, so DEL/UNLINK of a big filter does not stall the server.
 extern "C" fn free_effort(_key: *mut raw::RedisModuleString, value: *const c_void) -> usize {
-    // SAFETY: Redis passes a value this module created with `Box<Chain>`.
-    let chain = unsafe { &*value.cast::<Chain>() };
-    let words: usize = chain.links.iter().map(|l| l.words().len()).sum();
+    // SAFETY: Redis passes a value of this type.
+    let chain = unsafe { chain(value) };
+    let words: usize = chain.links().iter().map(|l| l.words().len()).sum();
     words / 1024 + 1
 }

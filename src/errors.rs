@@ -31,6 +31,15 @@ pub const CHUNK_TOO_BIG: &str = "ERR invalid chunk - Too big for current filter"
 pub const CANNOT_GROW: &str =
     "ERR cannot add a link: its error rate or capacity is out of range (error underflow)";
 
+/// A link over the most one link may have (2^40 bits), although the per-filter limit allows it.
+pub fn link_too_large(needed: u64) -> String {
+    format!(
+        "ERR filter would need a link of {needed} bytes, over the largest link rsbloom stores \
+         ({} bytes)",
+        crate::core::sizing::MAX_LINK_BITS / 8
+    )
+}
+
 /// The per-filter memory limit error, naming the limit and the config / module argument that
 /// set it.
 pub fn too_large(needed: u64, limit: u64) -> String {

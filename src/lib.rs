@@ -1,6 +1,8 @@
 //! rsbloom: a Redis module with native Bloom filters, wire-compatible with RedisBloom's BF.*
-//! commands. `core` is pure Rust; the rest is the thin Redis layer. This file is the module
-//! table: identity, data type, commands, INFO section, configs.
+//! commands. `core` is pure Rust and knows nothing of Redis; `redis` wraps Redis's module API;
+//! `args` parses arguments without Redis; `commands`, `datatype`, `config` and `stats` are the
+//! Redis layer on top. This file is the module's entry point: identity, data type, commands,
+//! INFO section, configs. The README's Architecture section maps where each piece goes.
 
 #[cfg(target_endian = "big")]
 compile_error!("rsbloom stores bit arrays as little-endian words and needs a little-endian target");
@@ -12,6 +14,7 @@ pub mod config;
 pub mod core;
 pub mod datatype;
 pub mod errors;
+pub mod redis;
 pub mod stats;
 
 use std::ffi::c_int;
@@ -53,19 +56,10 @@ pub unsafe extern "C" fn RedisModule_OnLoad(
         return ERR;
     }
     let context = Context::new(ctx);
-    // SAFETY: Redis passes `argc` valid strings.
-    let argv = unsafe { std::slice::from_raw_parts(argv, argc as usize) };
-    let args: Vec<&[u8]> = argv
-        .iter()
-        .map(|&s| {
-            let mut len = 0usize;
-            // SAFETY: each argument is a valid string alive for the whole OnLoad call.
-            let ptr = unsafe { raw::RedisModule_StringPtrLen.unwrap()(s, &mut len) };
-            // SAFETY: Redis guarantees `len` readable bytes at `ptr`.
-            unsafe { std::slice::from_raw_parts(ptr.cast::<u8>(), len) }
-        })
-        .collect();
-    if let Err(e) = config::apply_load_args(&args) {
+    // SAFETY: Redis passes `argc` valid strings, alive for the whole OnLoad call.
+    let args = unsafe { redis::Args::from_raw(argv, argc) };
+    // Unlike a command's argv, the load arguments have no command name in front.
+    if let Err(e) = config::apply_load_args(&args.to_vec()) {
         context.log_warning(&format!("rsbloom: {e}"));
         return ERR;
     }
@@ -80,7 +74,7 @@ pub unsafe extern "C" fn RedisModule_OnLoad(
             raw::REDISMODULE_OPTIONS_HANDLE_IO_ERRORS as c_int,
         )
     };
-    if let Err(e) = commands::register(ctx) {
+    if let Err(e) = commands::table::register(ctx) {
         context.log_warning(&format!("rsbloom: {e}"));
         return ERR;
     }

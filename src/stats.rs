@@ -24,14 +24,14 @@ static REFUSALS: AtomicU64 = AtomicU64::new(0);
 pub fn filter_created(chain: &Chain) {
     FILTERS.fetch_add(1, Relaxed);
     BYTES.fetch_add(chain.bit_bytes(), Relaxed);
-    ITEMS.fetch_add(chain.items, Relaxed);
+    ITEMS.fetch_add(chain.items(), Relaxed);
 }
 
 /// A value Redis held is being freed.
 pub fn filter_freed(chain: &Chain) {
     FILTERS.fetch_sub(1, Relaxed);
     BYTES.fetch_sub(chain.bit_bytes(), Relaxed);
-    ITEMS.fetch_sub(chain.items, Relaxed);
+    ITEMS.fetch_sub(chain.items(), Relaxed);
 }
 
 /// One add command's effect on a live filter: `added` new items, `grown_bytes` of new links,

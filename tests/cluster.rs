@@ -101,13 +101,6 @@ fn text(con: &mut redis::Connection, args: &[&str]) -> String {
     }
 }
 
-fn info_field(con: &mut redis::Connection, section: &str, field: &str) -> Option<String> {
-    text(con, &["INFO", section])
-        .lines()
-        .find_map(|l| l.strip_prefix(&format!("{field}:")))
-        .map(|v| v.trim().to_string())
-}
-
 fn cluster_info(con: &mut redis::Connection, field: &str) -> String {
     text(con, &["CLUSTER", "INFO"])
         .lines()
@@ -285,11 +278,11 @@ impl Cluster {
                 if live_replicas != replicas || served != SLOTS {
                     return false;
                 }
-                match info_field(&mut c, "replication", "role").as_deref() {
+                match info_value(&mut c, "replication", "role").as_deref() {
                     Some("slave") => {
-                        info_field(&mut c, "replication", "master_link_status").as_deref()
+                        info_value(&mut c, "replication", "master_link_status").as_deref()
                             == Some("up")
-                            && info_field(&mut c, "replication", "master_sync_in_progress")
+                            && info_value(&mut c, "replication", "master_sync_in_progress")
                                 .as_deref()
                                 == Some("0")
                     }
@@ -1011,7 +1004,7 @@ fn dump_restore_single_server() {
     );
     assert_eq!(
         run(&mut cb, &["BF.ADD", "ns", "one more"]),
-        err("ERR non scaling filter is full")
+        err(texts::FULL)
     );
 }
 

@@ -38,20 +38,6 @@ fn strings(v: [&str; 4]) -> [String; 4] {
     v.map(String::from)
 }
 
-/// BF.DEBUG's lines.
-fn debug_lines(c: &mut redis::Connection, key: &str) -> Vec<String> {
-    match run(c, &["BF.DEBUG", key]) {
-        Reply::Arr(v) => v
-            .into_iter()
-            .map(|r| match r {
-                Reply::Bulk(b) => String::from_utf8(b).unwrap(),
-                other => panic!("BF.DEBUG {key}: {other:?}"),
-            })
-            .collect(),
-        other => panic!("BF.DEBUG {key}: {other:?}"),
-    }
-}
-
 /// The value of `field:` in the first link line of BF.DEBUG.
 fn first_link_field(c: &mut redis::Connection, key: &str, field: &str) -> String {
     let lines = debug_lines(c, key);
@@ -374,12 +360,9 @@ fn info_section_counts() {
     // full: refused, and the rest of the MADD is not tried
     assert_eq!(
         run(&mut c, &["BF.MADD", "ns", "r", "s"]),
-        arr(vec![err("ERR non scaling filter is full")])
+        arr(vec![err(texts::FULL)])
     );
-    assert_eq!(
-        run(&mut c, &["BF.ADD", "ns", "t"]),
-        err("ERR non scaling filter is full")
-    );
+    assert_eq!(run(&mut c, &["BF.ADD", "ns", "t"]), err(texts::FULL));
     let adds = added + 2;
 
     assert_eq!(run(&mut c, &["BF.EXISTS", "a", "item-1"]), int(1));
@@ -466,4 +449,147 @@ fn info_counts_memory_limit_refusals() {
     assert!(refused > 0);
     assert_eq!(stat(&mut c, "refusals"), 2 + refused);
     assert_eq!(stat(&mut c, "bytes"), debug_bytes(&mut c, "g"));
+}
+
+#[test]
+fn module_load_arguments_change_the_defaults() {
+    let s = Server::with_args(&["INITIAL_SIZE", "1000", "ERROR_RATE", "0.001"], &[]);
+    let mut c = s.conn();
+    assert_eq!(run(&mut c, &["BF.ADD", "k1", "x"]), int(1));
+    assert_eq!(run(&mut c, &["BF.RESERVE", "k2", "0.001", "1000"]), ok());
+    assert_eq!(run(&mut c, &["BF.RESERVE", "k3", "0.01", "100"]), ok());
+    assert_eq!(memory_usage(&mut c, "k1"), memory_usage(&mut c, "k2"));
+    assert!(memory_usage(&mut c, "k1") > memory_usage(&mut c, "k3"));
+    // 1000 items fit in the first link
+    let its = items("i", 999);
+    madd(&mut c, "k1", &its);
+    assert_eq!(memory_usage(&mut c, "k1"), memory_usage(&mut c, "k2"));
+}
+
+#[test]
+fn per_filter_memory_limit_module_argument() {
+    let s = Server::with_args(&["MAX_FILTER_BYTES", "100000"], &[]);
+    let mut c = s.conn();
+    // ~1.38 MB > 100000 bytes
+    let r = run(&mut c, &["BF.RESERVE", "big", "0.01", "1000000"]);
+    assert!(r.is_err(), "{r:?}");
+    let text = r.err_text();
+    assert!(
+        text.starts_with("ERR ") && text.contains("limit") && text.contains("100000"),
+        "{text:?}"
+    );
+    assert_eq!(run(&mut c, &["TYPE", "big"]), Reply::Status("none".into()));
+    // ~13.8 KB is fine, and the chain grows until a link would pass the limit
+    assert_eq!(run(&mut c, &["BF.RESERVE", "g", "0.01", "10000"]), ok());
+    let its = items("g-", 60_000);
+    let replies = pipeline(
+        &mut c,
+        &its.iter()
+            .map(|i| vec!["BF.ADD", "g", i.as_str()])
+            .collect::<Vec<_>>(),
+    );
+    let first_err = replies
+        .iter()
+        .position(|r| r.is_err())
+        .expect("the chain must stop growing at the limit");
+    assert!(first_err >= 9_500, "refused too early, at add {first_err}");
+    let text = replies[first_err].err_text();
+    assert!(
+        text.starts_with("ERR ") && text.contains("limit"),
+        "{text:?}"
+    );
+    assert!(replies[..first_err]
+        .iter()
+        .all(|r| *r == int(0) || *r == int(1)));
+    let ex = exists_all(&mut c, "g", &its[..first_err]);
+    assert!(
+        ex.iter().all(|r| *r == int(1)),
+        "an added item reads absent"
+    );
+    let m = memory_usage(&mut c, "g");
+    assert!(m < 150_000, "MEMORY USAGE {m} with a 100000-byte limit");
+}
+
+#[test]
+fn module_arguments_apply_to_implicit_creation() {
+    // EXPANSION 0 makes implicitly created filters NONSCALING
+    let s = Server::with_args(
+        &[
+            "INITIAL_SIZE",
+            "3",
+            "ERROR_RATE",
+            "0.000001",
+            "EXPANSION",
+            "0",
+        ],
+        &[],
+    );
+    let mut c = s.conn();
+    assert_eq!(
+        run(&mut c, &["BF.MADD", "k", "a", "b", "c", "d", "e"]),
+        arr(vec![int(1), int(1), int(1), err(texts::FULL)])
+    );
+    assert_eq!(run(&mut c, &["BF.ADD", "k2", "a"]), int(1));
+    assert_eq!(run(&mut c, &["BF.MADD", "k2", "b", "c"]), ints(&[1, 1]));
+    assert_eq!(run(&mut c, &["BF.ADD", "k2", "d"]), err(texts::FULL));
+    // BF.RESERVE without EXPANSION takes the default expansion too (as RedisBloom 8.x does
+    // with bf-expansion-factor 0) ...
+    assert_eq!(run(&mut c, &["BF.RESERVE", "r", "0.000001", "3"]), ok());
+    assert_eq!(
+        run(&mut c, &["BF.MADD", "r", "a", "b", "c", "d", "e"]),
+        arr(vec![int(1), int(1), int(1), err(texts::FULL)])
+    );
+    // ... but an explicit EXPANSION still scales (unlike 8.x, which refuses it)
+    assert_eq!(
+        run(
+            &mut c,
+            &["BF.RESERVE", "r2", "0.000001", "3", "EXPANSION", "2"]
+        ),
+        ok()
+    );
+    assert_eq!(
+        run(&mut c, &["BF.MADD", "r2", "a", "b", "c", "d", "e"]),
+        ints(&[1, 1, 1, 1, 1])
+    );
+    drop(c);
+    drop(s);
+
+    // a default that does not fit under the limit refuses implicit creation
+    let s = Server::with_args(
+        &["INITIAL_SIZE", "1000000", "MAX_FILTER_BYTES", "100000"],
+        &[],
+    );
+    let mut c = s.conn();
+    let r = run(&mut c, &["BF.ADD", "k", "a"]);
+    assert!(
+        r.is_err() && r.err_text().starts_with("ERR ") && r.err_text().contains("limit"),
+        "{r:?}"
+    );
+    let r = run(&mut c, &["BF.MADD", "k", "a", "b"]);
+    assert!(r.is_err() && r.err_text().contains("limit"), "{r:?}");
+    assert_eq!(run(&mut c, &["DBSIZE"]), int(0));
+}
+
+#[test]
+fn bad_module_arguments_fail_the_load() {
+    for args in [
+        &["ERROR_RATE", "0"][..],
+        &["ERROR_RATE", "1"][..],
+        &["ERROR_RATE", "abc"][..],
+        &["INITIAL_SIZE", "0"][..],
+        &["INITIAL_SIZE", "1.5"][..],
+        &["NO_SUCH_OPTION", "1"][..],
+        &["ERROR_RATE"][..],
+    ] {
+        match Server::try_with_args(args, &[]) {
+            Ok(_) => panic!("module loaded with bad arguments {args:?}"),
+            Err(log) => assert!(log.contains("exited"), "{args:?}: {log}"),
+        }
+    }
+    // lower-case names are accepted (case-insensitive)
+    let s = Server::with_args(&["initial_size", "1000"], &[]);
+    let mut c = s.conn();
+    assert_eq!(run(&mut c, &["BF.ADD", "k1", "x"]), int(1));
+    assert_eq!(run(&mut c, &["BF.RESERVE", "k2", "0.01", "1000"]), ok());
+    assert_eq!(memory_usage(&mut c, "k1"), memory_usage(&mut c, "k2"));
 }

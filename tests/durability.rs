@@ -204,18 +204,6 @@ fn missing(con: &mut redis::Connection, acked: &[Ack]) -> usize {
     missing
 }
 
-fn info_field(con: &mut redis::Connection, section: &str, field: &str) -> String {
-    let Reply::Bulk(text) = run(con, &["INFO", section]) else {
-        panic!("INFO {section}")
-    };
-    let text = String::from_utf8(text).unwrap();
-    text.lines()
-        .find_map(|l| l.strip_prefix(&format!("{field}:")))
-        .unwrap_or_else(|| panic!("no {field} in INFO {section}"))
-        .trim()
-        .to_string()
-}
-
 /// Waits until INFO persistence shows `field:0` (a BGSAVE or AOF rewrite finished).
 fn wait_until_zero(con: &mut redis::Connection, field: &str) {
     let deadline = Instant::now() + Duration::from_secs(60);

@@ -2,6 +2,9 @@
 
 mod common;
 
+use std::thread::sleep;
+use std::time::{Duration, Instant};
+
 use common::*;
 
 /// BF.MADD in batches of 1000 items, all replies concatenated.
@@ -20,15 +23,6 @@ fn madd_all(con: &mut redis::Connection, key: &str, its: &[String]) -> Vec<Reply
     }
     out
 }
-
-fn memory_usage(con: &mut redis::Connection, key: &str) -> i64 {
-    match run(con, &["MEMORY", "USAGE", key]) {
-        Reply::Int(n) => n,
-        other => panic!("MEMORY USAGE {key}: {other:?}"),
-    }
-}
-
-const FULL_ERR: &str = "ERR non scaling filter is full";
 
 /// The data set every persistence test writes and then checks after a reload or restart.
 struct Fixture {
@@ -64,7 +58,7 @@ fn write_fixture(c: &mut redis::Connection) -> Fixture {
     );
     let ns_items = items("ns-", 100);
     assert_eq!(madd_all(c, "ns", &ns_items), vec![int(1); 100]);
-    assert_eq!(run(c, &["BF.ADD", "ns", "one-too-many"]), err(FULL_ERR));
+    assert_eq!(run(c, &["BF.ADD", "ns", "one-too-many"]), err(texts::FULL));
 
     // an implicitly created one, and a string key
     assert_eq!(run(c, &["BF.MADD", "imp", "a", "b", ""]), ints(&[1, 1, 1]));
@@ -129,20 +123,20 @@ fn check_fixture(c: &mut redis::Connection, f: &Fixture) {
     // the NONSCALING filter is still NONSCALING, still full, and still holds its items
     let ns_items = items("ns-", 100);
     assert!(exists_all(c, "ns", &ns_items).iter().all(|r| *r == int(1)));
-    assert_eq!(run(c, &["BF.ADD", "ns", "after-reload"]), err(FULL_ERR));
+    assert_eq!(run(c, &["BF.ADD", "ns", "after-reload"]), err(texts::FULL));
     assert_eq!(
         run(c, &["BF.MADD", "ns", "ns-5", "after-reload", "ns-6"]),
-        arr(vec![int(0), err(FULL_ERR)])
+        arr(vec![int(0), err(texts::FULL)])
     );
     assert_eq!(run(c, &["BF.ADD", "ns", "ns-7"]), int(0));
     assert_eq!(run(c, &["BF.EXISTS", "ns", "after-reload"]), int(0));
     assert_eq!(
         run(c, &["BF.RESERVE", "ns", "0.01", "100"]),
-        err("ERR item exists")
+        err(texts::ITEM_EXISTS)
     );
     assert_eq!(
         run(c, &["BF.RESERVE", "p", "0.01", "100"]),
-        err("ERR item exists")
+        err(texts::ITEM_EXISTS)
     );
     assert_eq!(memory_usage(c, "ns"), mem_ns);
 
@@ -170,7 +164,7 @@ fn debug_reload_keeps_everything() {
     );
     assert_eq!(
         run(&mut c, &["BF.ADD", "ns", "after-reload"]),
-        err(FULL_ERR)
+        err(texts::FULL)
     );
     assert!(exists_all(&mut c, "p", &f.items)
         .iter()
@@ -198,7 +192,7 @@ fn restart_from_rdb_keeps_everything() {
     );
     assert_eq!(
         run(&mut c3, &["BF.ADD", "ns", "x-after-restart"]),
-        err(FULL_ERR)
+        err(texts::FULL)
     );
 }
 
@@ -237,4 +231,116 @@ fn memory_usage_matches_the_bit_arrays() {
     assert_eq!(memory_usage(&mut c, "n"), n);
     assert_eq!(run(&mut c, &["BF.EXISTS", "m", "b"]), int(1));
     assert_eq!(run(&mut c, &["BF.EXISTS", "n", "b"]), int(0));
+}
+
+#[test]
+fn aof_rewrite_rebuilds_the_filters() {
+    let mut s = Server::with_args(
+        &[],
+        &["--appendonly", "yes", "--aof-use-rdb-preamble", "no"],
+    );
+    let mut c = s.conn();
+    let its = multi_link(&mut c, "f", 2000);
+    assert_eq!(
+        run(&mut c, &["BF.RESERVE", "ns", "0.001", "50", "NONSCALING"]),
+        ok()
+    );
+    let ns = items("ns-", 50);
+    madd(&mut c, "ns", &ns);
+    let digests = [digest(&mut c, "f"), digest(&mut c, "ns")];
+    let absent = items("absent-", 3000);
+    let absent_answers = exists_all(&mut c, "f", &absent);
+    // Wait for the startup rewrite, if any, then rewrite.
+    wait_for_rewrite(&mut c);
+    assert!(!run(&mut c, &["BGREWRITEAOF"]).is_err());
+    sleep(Duration::from_millis(50));
+    wait_for_rewrite(&mut c);
+    assert_eq!(
+        info_field(&mut c, "persistence", "aof_last_bgrewrite_status"),
+        "ok"
+    );
+    let base = std::fs::read_dir(s.dir.join("appendonlydir"))
+        .unwrap()
+        .map(|e| e.unwrap().path())
+        .find(|p| p.to_string_lossy().ends_with(".base.aof"))
+        .expect("a base AOF");
+    let text = std::fs::read(&base).unwrap();
+    let count = text.windows(12).filter(|w| w == b"BF.LOADCHUNK").count();
+    assert_eq!(
+        count,
+        (1 + 5) + (1 + 1),
+        "LOADCHUNK commands in the base AOF"
+    );
+    drop(c);
+    s.restart();
+    assert!(
+        s.log().contains("append only file"),
+        "loaded from the AOF:\n{}",
+        s.log()
+    );
+    let mut c = s.conn();
+    assert_eq!([digest(&mut c, "f"), digest(&mut c, "ns")], digests);
+    assert_eq!(exists_all(&mut c, "f", &its), vec![int(1); its.len()]);
+    assert_eq!(exists_all(&mut c, "ns", &ns), vec![int(1); ns.len()]);
+    assert_eq!(exists_all(&mut c, "f", &absent), absent_answers);
+}
+
+#[test]
+fn copy_and_digest() {
+    let s = Server::new();
+    let mut c = s.conn();
+    let its = multi_link(&mut c, "f", 1000);
+    assert_eq!(run(&mut c, &["COPY", "f", "g"]), int(1));
+    assert_eq!(digest(&mut c, "f"), digest(&mut c, "g"));
+    assert_eq!(exists_all(&mut c, "g", &its), vec![int(1); its.len()]);
+    assert_eq!(
+        run(&mut c, &["BF.CARD", "g"]),
+        run(&mut c, &["BF.CARD", "f"])
+    );
+    // The copy is independent of the original.
+    let before = digest(&mut c, "f");
+    let only_in_g = absent_item(&mut c, "g", "only in g");
+    assert_eq!(run(&mut c, &["BF.ADD", "g", &only_in_g]), int(1));
+    assert_ne!(digest(&mut c, "g"), before);
+    assert_eq!(digest(&mut c, "f"), before);
+    assert_eq!(run(&mut c, &["BF.EXISTS", "f", &only_in_g]), int(0));
+    // An existing item changes nothing; a new one changes the digest.
+    assert_eq!(run(&mut c, &["BF.ADD", "f", &its[0]]), int(0));
+    assert_eq!(digest(&mut c, "f"), before);
+    let new_item = absent_item(&mut c, "f", "a new item");
+    assert_eq!(run(&mut c, &["BF.ADD", "f", &new_item]), int(1));
+    assert_ne!(digest(&mut c, "f"), before);
+    // COPY onto an existing key needs REPLACE.
+    assert_eq!(run(&mut c, &["COPY", "f", "g"]), int(0));
+    assert_eq!(run(&mut c, &["COPY", "f", "g", "REPLACE"]), int(1));
+    assert_eq!(digest(&mut c, "f"), digest(&mut c, "g"));
+    // Big filters are freed lazily; DEL still removes them at once.
+    assert_eq!(
+        run(&mut c, &["BF.RESERVE", "big", "0.001", "5000000"]),
+        ok()
+    );
+    assert_eq!(run(&mut c, &["UNLINK", "big"]), int(1));
+    assert_eq!(run(&mut c, &["EXISTS", "big"]), int(0));
+    assert!(info_field(&mut c, "memory", "lazyfree_pending_objects")
+        .parse::<i64>()
+        .is_ok());
+}
+
+fn wait_for_rewrite(c: &mut redis::Connection) {
+    let deadline = Instant::now() + Duration::from_secs(30);
+    while info_field(c, "persistence", "aof_rewrite_in_progress") != "0"
+        || info_field(c, "persistence", "aof_rewrite_scheduled") != "0"
+    {
+        assert!(Instant::now() < deadline, "AOF rewrite did not finish");
+        sleep(Duration::from_millis(20));
+    }
+}
+
+/// An item `key` answers 0 for (filters have random seeds, so a fixed name could be a false
+/// positive).
+fn absent_item(con: &mut redis::Connection, key: &str, prefix: &str) -> String {
+    (0..)
+        .map(|i| format!("{prefix} {i}"))
+        .find(|item| run(con, &["BF.EXISTS", key, item]) == int(0))
+        .expect("some item is absent")
 }

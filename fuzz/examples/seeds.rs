@@ -8,10 +8,10 @@
 use std::fs;
 use std::path::Path;
 
-use rsbloom::core::codec::{self, Field, FieldSlice, FieldWriter};
-use rsbloom::core::redisbloom::decode_redisbloom;
+use rsbloom::core::decode::{Field, FieldSlice, FieldWriter};
+use rsbloom::core::redisbloom_rdb;
 use rsbloom::core::sizing::{self, REDISBLOOM_LN2};
-use rsbloom::core::{dump, Chain, ChainParams};
+use rsbloom::core::{rdb, scandump, Chain, FilterSpec, Growth};
 use rsbloom_fuzz::{decode_dump, decode_rdb, encode_dump, encode_rdb, fields_of, CHUNKS_LIMIT};
 
 const ARGS: &[&str] = &[
@@ -33,15 +33,16 @@ fn bpe(error: f64) -> f64 {
 }
 
 fn native(capacity: u64, nonscaling: bool, items: u32) -> Chain {
-    let params = ChainParams {
+    let spec = FilterSpec {
         error: 0.01,
         capacity,
-        expansion: 2,
-        nonscaling,
-        seed: 0x7365_6564,
-        max_bytes: u64::MAX,
+        growth: if nonscaling {
+            Growth::Fixed
+        } else {
+            Growth::Scaling(2)
+        },
     };
-    let mut chain = Chain::new(&params).expect("seed chain");
+    let mut chain = Chain::new(&spec, 0x7365_6564, u64::MAX).expect("seed chain");
     for i in 0..items {
         let _ = chain.add(format!("seed-{i}").as_bytes(), u64::MAX);
     }
@@ -87,7 +88,7 @@ fn redisbloom_links() -> Vec<(u64, f64, u64, u64)> {
 /// A chain loaded from a RedisBloom value, then filled (and grown) through rsbloom.
 fn migrated(items: u32) -> Chain {
     let value = redisbloom_value(4, 5, &redisbloom_links());
-    let mut chain = decode_redisbloom(&mut FieldSlice(&value), 4, 0x5eed).expect("rb value");
+    let mut chain = redisbloom_rdb::decode(&mut FieldSlice(&value), 4, 0x5eed).expect("rb value");
     for i in 0..items {
         let _ = chain.add(format!("migrated-{i}").as_bytes(), u64::MAX);
     }
@@ -96,11 +97,11 @@ fn migrated(items: u32) -> Chain {
 
 /// SCANDUMP's header of a RedisBloom filter: its layout without rsbloom's trailer.
 fn redisbloom_header(chain: &Chain) -> Vec<u8> {
-    let mut h = dump::header(chain);
-    h.truncate(h.len() - 8 - chain.links.len());
-    let options = u32::from_le_bytes(h[12..16].try_into().unwrap()) & !dump::OPT_RSBLOOM;
+    let mut h = scandump::header(chain);
+    h.truncate(h.len() - 8 - chain.links().len());
+    let options = u32::from_le_bytes(h[12..16].try_into().unwrap()) & !scandump::OPT_RSBLOOM;
     h[12..16].copy_from_slice(&options.to_le_bytes());
-    for (i, link) in chain.links.iter().enumerate() {
+    for (i, link) in chain.links().iter().enumerate() {
         let at = 20 + 53 * i + 32; // the link's bpe
         h[at..at + 8].copy_from_slice(&bpe(link.error).to_le_bytes());
     }
@@ -113,19 +114,19 @@ fn write(dir: &Path, target: &str, name: &str, data: &[u8]) {
     match target {
         "chunks" => {
             let (header, chunks) = decode_dump(data).expect("dump seed");
-            let mut chain = dump::chain_from_header(header, 1, CHUNKS_LIMIT)
+            let mut chain = scandump::chain_from_header(header, 1, CHUNKS_LIMIT)
                 .unwrap_or_else(|e| panic!("{name}: header refused: {e:?}"));
             for (next, chunk) in chunks {
-                dump::load_chunk(&mut chain, next, chunk).expect("seed chunk");
+                scandump::load_chunk(&mut chain, next, chunk).expect("seed chunk");
             }
         }
         "rdb" => {
             let (encver, fields) = decode_rdb(data).expect("rdb seed");
             let encver = i32::from(encver);
-            let decoded = if encver == codec::ENCODING_VERSION {
-                codec::decode(&mut FieldSlice(&fields))
+            let decoded = if encver == rdb::ENCODING_VERSION {
+                rdb::decode(&mut FieldSlice(&fields))
             } else {
-                decode_redisbloom(&mut FieldSlice(&fields), encver, 1)
+                redisbloom_rdb::decode(&mut FieldSlice(&fields), encver, 1)
             };
             decoded.unwrap_or_else(|e| panic!("{name}: value refused: {e:?}"));
         }
@@ -151,18 +152,18 @@ fn main() {
         ("migrated", migrated(500)),
     ];
     for (name, chain) in &chains {
-        let chunks: Vec<(i64, &[u8])> = dump::chunks(chain).collect();
+        let chunks: Vec<(i64, &[u8])> = scandump::chunks(chain).collect();
         write(
             out,
             "chunks",
             name,
-            &encode_dump(&dump::header(chain), &chunks),
+            &encode_dump(&scandump::header(chain), &chunks),
         );
         write(out, "rdb", name, &encode_rdb(100, &fields_of(chain)));
     }
     // RedisBloom's own SCANDUMP of a filter with some items (its first link only).
     let rb = migrated(80);
-    let chunks: Vec<(i64, &[u8])> = dump::chunks(&rb).collect();
+    let chunks: Vec<(i64, &[u8])> = scandump::chunks(&rb).collect();
     write(
         out,
         "chunks",

@@ -1,11 +1,25 @@
-//! The argument parsers: the strict number parsers and BF.RESERVE's options. The input is the
-//! arguments separated by newlines.
+//! The argument parsers: the strict number parsers, BF.RESERVE's and BF.INSERT's options, the
+//! replicated BF.RESERVE form, and the module load arguments. The input is the arguments
+//! separated by newlines.
 #![no_main]
 
 use libfuzzer_sys::fuzz_target;
-use rsbloom::args::{self, Refusal, Reserve};
-use rsbloom::commands::create::Shape;
-use rsbloom::core::ChainParams;
+use rsbloom::args::{self, IntegerArg, Refusal};
+use rsbloom::core::{FilterSpec, Growth};
+
+/// The module's integer load arguments, with ranges like the config table's.
+const INTEGER_ARGS: [IntegerArg; 2] = [
+    IntegerArg {
+        name: "INITIAL_SIZE",
+        min: 1,
+        max: i64::MAX,
+    },
+    IntegerArg {
+        name: "EXPANSION",
+        min: 0,
+        max: u32::MAX as i64,
+    },
+];
 
 fuzz_target!(|data: &[u8]| {
     let argv: Vec<&[u8]> = data.split(|&b| b == b'\n').collect();
@@ -20,6 +34,10 @@ fuzz_target!(|data: &[u8]| {
     for default_expansion in [0, 2, u32::MAX] {
         check_reserve(&reserve, default_expansion);
     }
+    let mut insert = vec![&b"BF.INSERT"[..], b"key"];
+    insert.extend(&argv);
+    check_insert(&insert);
+    check_load_args(&argv);
 });
 
 /// Accepted integers are exactly the canonical decimal texts of i64 values.
@@ -71,58 +89,70 @@ fn check_double(arg: &[u8]) {
     }
 }
 
-/// An accepted BF.RESERVE describes a valid filter, and the explicit form rsbloom replicates
-/// (`BF.RESERVE key error capacity (EXPANSION n | NONSCALING) SEED s`) builds the same filter
-/// under any default expansion.
-fn check_reserve(argv: &[&[u8]], default_expansion: u32) {
-    let r = match args::reserve(argv, default_expansion) {
-        Ok(r) => r,
-        Err(Refusal::Arity) => {
-            assert!(
-                argv.len() < 4 || argv.len() > 7,
-                "arity refused {} arguments",
-                argv.len()
-            );
-            return;
-        }
-        Err(Refusal::Reply(text)) => {
-            assert!(!text.is_empty());
-            return;
-        }
-    };
-    assert!(r.error > 0.0 && r.error < 1.0, "error {}", r.error);
-    assert!(r.capacity >= 1 && r.capacity <= i64::MAX as u64);
-    assert!(r.expansion >= 1);
-    let seed = r.seed.unwrap_or(7);
-    let mut words = vec![
-        "BF.RESERVE".to_string(),
-        "key".to_string(),
-        format!("{:?}", r.error),
-        r.capacity.to_string(),
-    ];
-    if r.nonscaling {
-        words.push("NONSCALING".into());
-    } else {
-        words.extend(["EXPANSION".into(), r.expansion.to_string()]);
-    }
-    words.extend(["SEED".into(), seed.to_string()]);
+/// A spec the parsers accepted is a valid filter.
+fn check_spec(spec: &FilterSpec) {
+    assert!(spec.error > 0.0 && spec.error < 1.0, "error {}", spec.error);
+    assert!(spec.capacity >= 1 && spec.capacity <= i64::MAX as u64);
+    assert_ne!(spec.growth, Growth::Scaling(0));
+}
+
+/// The replicated form of a spec ([`args::reserve_words`]) parses back to the same spec and
+/// seed under any default expansion.
+fn check_replicated(spec: &FilterSpec, seed: u64) {
+    let mut words = vec!["BF.RESERVE".to_string(), "key".to_string()];
+    words.extend(args::reserve_words(spec, seed));
     let replicated: Vec<&[u8]> = words.iter().map(|w| w.as_bytes()).collect();
-    let built = params(&r, seed);
     for default in [0, 2, 5] {
         let again = args::reserve(&replicated, default)
             .unwrap_or_else(|e| panic!("replicated form {words:?} refused: {e:?}"));
-        assert_eq!(again.seed, Some(seed));
-        assert_eq!(params(&again, seed), built, "replicated form {words:?}");
+        assert_eq!((again.spec, again.seed), (*spec, Some(seed)), "{words:?}");
     }
 }
 
-/// The chain parameters BF.RESERVE creates (as `commands::reserve` builds its shape).
-fn params(r: &Reserve, seed: u64) -> ChainParams {
-    let shape = Shape {
-        error: r.error,
-        capacity: r.capacity,
-        expansion: r.expansion,
-        nonscaling: r.nonscaling,
+/// An accepted BF.RESERVE describes a valid filter whose replicated form builds the same one.
+fn check_reserve(argv: &[&[u8]], default_expansion: u32) {
+    match args::reserve(argv, default_expansion) {
+        Ok(r) => {
+            check_spec(&r.spec);
+            check_replicated(&r.spec, r.seed.unwrap_or(7));
+        }
+        Err(Refusal::Arity) => assert!(
+            argv.len() < 4 || argv.len() > 7,
+            "arity refused {} arguments",
+            argv.len()
+        ),
+        Err(Refusal::Reply(text)) => assert!(!text.is_empty()),
+    }
+}
+
+/// An accepted BF.INSERT names at least one item after ITEMS, and the filter it would create
+/// is valid and replicates exactly.
+fn check_insert(argv: &[&[u8]]) {
+    let defaults = FilterSpec {
+        error: 0.01,
+        capacity: 100,
+        growth: Growth::Scaling(2),
     };
-    shape.params(seed, u64::MAX)
+    match args::insert(argv, defaults) {
+        Ok(i) => {
+            assert!(i.first_item >= 3 && i.first_item < argv.len());
+            assert_eq!(argv[i.first_item - 1][0].to_ascii_lowercase(), b'i');
+            if let Some(spec) = i.create {
+                check_spec(&spec);
+                check_replicated(&spec, 7);
+            }
+        }
+        Err(Refusal::Arity) | Err(Refusal::Reply(_)) => {}
+    }
+}
+
+/// Accepted load arguments are in their ranges.
+fn check_load_args(argv: &[&[u8]]) {
+    if let Ok(parsed) = args::load_args(argv, &INTEGER_ARGS) {
+        assert!(parsed.error_rate.is_none_or(|r| r > 0.0 && r < 1.0));
+        for (at, value) in parsed.integers {
+            let arg = INTEGER_ARGS[at];
+            assert!((arg.min..=arg.max).contains(&value), "{} {value}", arg.name);
+        }
+    }
 }

@@ -4,14 +4,14 @@
 #![no_main]
 
 use libfuzzer_sys::fuzz_target;
-use rsbloom::core::dump;
+use rsbloom::core::scandump;
 use rsbloom_fuzz::{check_chain, check_loaded_chunk, decode_dump, CHUNKS_LIMIT};
 
 fuzz_target!(|data: &[u8]| {
     let Some((header, chunks)) = decode_dump(data) else {
         return;
     };
-    let Ok(mut chain) = dump::chain_from_header(header, 0x5eed, CHUNKS_LIMIT) else {
+    let Ok(mut chain) = scandump::chain_from_header(header, 0x5eed, CHUNKS_LIMIT) else {
         return;
     };
     assert!(
@@ -19,18 +19,18 @@ fuzz_target!(|data: &[u8]| {
         "header over the limit accepted"
     );
     assert!(chain
-        .links
+        .links()
         .iter()
         .all(|l| l.words().iter().all(|&w| w == 0)));
     for (iterator, chunk) in chunks {
         let before = chain.clone();
-        match dump::load_chunk(&mut chain, iterator, chunk) {
+        match scandump::load_chunk(&mut chain, iterator, chunk) {
             Ok(()) => check_loaded_chunk(&chain, iterator, chunk),
             Err(_) => assert_eq!(chain, before, "a refused chunk changed the filter"),
         }
         // Loading bits never changes the parameters.
-        assert_eq!(chain.items, before.items);
-        assert_eq!(chain.links.len(), before.links.len());
+        assert_eq!(chain.items(), before.items());
+        assert_eq!(chain.links().len(), before.links().len());
     }
     check_chain(&chain, CHUNKS_LIMIT);
 });

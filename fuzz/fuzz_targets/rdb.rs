@@ -1,12 +1,13 @@
 //! The RDB decoders, through a FieldReader over typed fields: rsbloom's own encoding
-//! (`codec::decode`, version 100) and RedisBloom's (`decode_redisbloom`, versions 0 to 4). A
+//! (`rdb::decode`, version 100) and RedisBloom's (`redisbloom_rdb::decode`, versions 0 to 4). A
 //! value either is refused or loads as a sound filter, and nothing panics. A value may declare
 //! more bits than it holds: see `lazy_alloc` for how the harness allocates those as Redis does.
 #![no_main]
 
 use libfuzzer_sys::fuzz_target;
-use rsbloom::core::codec::{self, FieldSlice, ENCODING_VERSION};
-use rsbloom::core::redisbloom::{self, MAX_ENCODING_VERSION};
+use rsbloom::core::decode::FieldSlice;
+use rsbloom::core::rdb::{self, ENCODING_VERSION};
+use rsbloom::core::redisbloom_rdb::{self, MAX_ENCODING_VERSION};
 use rsbloom_fuzz::{check_chain, decode_rdb};
 
 /// Per-filter limit for growth in `check_chain`.
@@ -18,9 +19,9 @@ fuzz_target!(init: rsbloom_fuzz::lazy_alloc::install(), |data: &[u8]| {
     };
     let encver = i32::from(encver);
     let decoded = if encver == ENCODING_VERSION {
-        codec::decode(&mut FieldSlice(&fields))
+        rdb::decode(&mut FieldSlice(&fields))
     } else {
-        let decoded = redisbloom::decode_redisbloom(&mut FieldSlice(&fields), encver, 0x5eed);
+        let decoded = redisbloom_rdb::decode(&mut FieldSlice(&fields), encver, 0x5eed);
         if !(0..=MAX_ENCODING_VERSION).contains(&encver) {
             assert!(decoded.is_err(), "unknown encoding {encver} accepted");
         }

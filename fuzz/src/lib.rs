@@ -3,10 +3,10 @@
 
 pub mod lazy_alloc;
 
-use rsbloom::core::codec::{self, Field, FieldSlice, MAX_LINK_BITS};
-use rsbloom::core::dump::{self, Scan};
-use rsbloom::core::sizing::MAX_HASHES;
-use rsbloom::core::{AddOutcome, Chain};
+use rsbloom::core::decode::{Field, FieldSlice};
+use rsbloom::core::scandump::{self, Scan};
+use rsbloom::core::sizing::{MAX_HASHES, MAX_LINK_BITS};
+use rsbloom::core::{rdb, AddOutcome, Chain};
 
 /// Per-filter limit for the `chunks` target: small enough that every accepted header is cheap
 /// to allocate and copy, large enough for multi-link chains.
@@ -123,17 +123,17 @@ fn u64_of(b: &[u8]) -> u64 {
 /// serialised forms give it back unchanged, and adds and lookups work without a panic or a
 /// false negative.
 pub fn check_chain(chain: &Chain, limit: u64) {
-    assert!(!chain.links.is_empty(), "a chain without links");
+    assert!(!chain.links().is_empty(), "a chain without links");
     assert_eq!(
-        chain.items,
-        chain.links.iter().map(|l| l.items).sum::<u64>(),
+        chain.items(),
+        chain.links().iter().map(|l| l.items).sum::<u64>(),
         "chain items disagree with its links"
     );
     assert!(
-        chain.nonscaling || chain.expansion >= 1,
+        chain.is_nonscaling() || chain.expansion() >= 1,
         "scaling without expansion"
     );
-    for link in &chain.links {
+    for link in chain.links() {
         let bits = link.bit_count();
         assert!(
             bits > 0 && bits % 64 == 0 && bits <= MAX_LINK_BITS,
@@ -151,17 +151,17 @@ pub fn check_chain(chain: &Chain, limit: u64) {
 
     // rsbloom's RDB encoding and its SCANDUMP stream both give the same chain back.
     let mut fields = Vec::new();
-    codec::encode(chain, &mut fields);
+    rdb::encode(chain, &mut fields);
     assert_eq!(
-        codec::decode(&mut FieldSlice(&fields)).as_ref(),
+        rdb::decode(&mut FieldSlice(&fields)).as_ref(),
         Ok(chain),
         "RDB round trip"
     );
-    let header = dump::header(chain);
-    let mut copy = dump::chain_from_header(&header, !chain.seed, u64::MAX)
+    let header = scandump::header(chain);
+    let mut copy = scandump::chain_from_header(&header, !chain.seed(), u64::MAX)
         .unwrap_or_else(|e| panic!("own header refused: {e:?}"));
-    for (next, data) in dump::chunks(chain) {
-        dump::load_chunk(&mut copy, next, data).expect("own chunk refused");
+    for (next, data) in scandump::chunks(chain) {
+        scandump::load_chunk(&mut copy, next, data).expect("own chunk refused");
     }
     assert_eq!(&copy, chain, "SCANDUMP round trip");
 
@@ -185,8 +185,8 @@ pub fn check_chain(chain: &Chain, limit: u64) {
         }
     }
     assert_eq!(
-        grown.items,
-        grown.links.iter().map(|l| l.items).sum::<u64>()
+        grown.items(),
+        grown.links().iter().map(|l| l.items).sum::<u64>()
     );
 }
 
@@ -197,7 +197,7 @@ pub fn check_loaded_chunk(chain: &Chain, iterator: i64, data: &[u8]) {
     if data.is_empty() {
         return;
     }
-    match dump::scan(chain, start) {
+    match scandump::scan(chain, start) {
         Scan::Chunk { data: got, .. } => assert_eq!(&got[..data.len()], data, "chunk not stored"),
         other => panic!("a loaded chunk is not in the dump: {other:?}"),
     }
@@ -206,6 +206,6 @@ pub fn check_loaded_chunk(chain: &Chain, iterator: i64, data: &[u8]) {
 /// rsbloom's RDB fields of a chain (what `rdb_save` writes).
 pub fn fields_of(chain: &Chain) -> Vec<Field> {
     let mut w = Vec::new();
-    codec::encode(chain, &mut w);
+    rdb::encode(chain, &mut w);
     w
 }

@@ -1,13 +1,13 @@
 //! BF.DEBUG key: the chain's item count, then one status line per link.
 
-use super::{Args, Ctx};
 use crate::core::Chain;
+use crate::redis::{Args, Ctx};
 
 pub fn debug(ctx: &Ctx, a: &Args) {
     if a.len() != 2 {
         return ctx.reply_wrong_arity();
     }
-    let key = ctx.open_key(a, 1, false);
+    let mut key = ctx.open_key(a, 1, false);
     match key.filter() {
         Err(text) => ctx.reply_error(text),
         Ok(chain) => {
@@ -23,7 +23,7 @@ pub fn debug(ctx: &Ctx, a: &Args) {
 /// `size:<items>`, then per link
 /// `bytes:<b> bits:<m> hashes:<k> hashwidth:<64|32> capacity:<n> size:<items> ratio:<error>`.
 fn lines(chain: &Chain) -> Vec<String> {
-    let links = chain.links.iter().map(|l| {
+    let links = chain.links().iter().map(|l| {
         format!(
             "bytes:{} bits:{} hashes:{} hashwidth:{} capacity:{} size:{} ratio:{}",
             l.byte_count(),
@@ -35,7 +35,7 @@ fn lines(chain: &Chain) -> Vec<String> {
             format_g(l.error)
         )
     });
-    std::iter::once(format!("size:{}", chain.items))
+    std::iter::once(format!("size:{}", chain.items()))
         .chain(links)
         .collect()
 }

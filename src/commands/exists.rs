@@ -1,7 +1,7 @@
 //! BF.EXISTS key item, BF.MEXISTS key item [item ...]
 
-use super::{Args, Ctx, Slot};
 use crate::errors;
+use crate::redis::{Args, Ctx, KeyContent};
 
 pub fn exists(ctx: &Ctx, a: &Args) {
     if a.len() != 3 {
@@ -20,12 +20,12 @@ pub fn mexists(ctx: &Ctx, a: &Args) {
 /// Replies whether each of `a[2..]` may be in the filter at `a[1]` (false for a missing key):
 /// one boolean, or an array of them when `multi`.
 fn check(ctx: &Ctx, a: &Args, multi: bool) {
-    let key = ctx.open_key(a, 1, false);
-    let chain = match key.slot() {
-        Slot::Empty => None,
+    let mut key = ctx.open_key(a, 1, false);
+    let chain = match key.content() {
+        KeyContent::Empty => None,
         // rsbloom: a key of another type is WRONGTYPE, as for every Redis command.
-        Slot::Other => return ctx.reply_error(errors::WRONG_TYPE),
-        Slot::Bloom(chain) => Some(chain),
+        KeyContent::Other => return ctx.reply_error(errors::WRONG_TYPE),
+        KeyContent::Bloom(chain) => Some(chain),
     };
     crate::stats::checks((a.len() - 2) as u64);
     if multi {

@@ -2,9 +2,8 @@
 
 use std::ffi::CStr;
 
-use super::{Args, Ctx, Slot};
 use crate::core::Chain;
-use crate::datatype::memory_of;
+use crate::redis::{Args, Ctx, KeyContent};
 use crate::{args, errors};
 
 /// One BF.INFO field: the option that selects it, its name in the reply, and its value (None
@@ -25,22 +24,22 @@ const FIELDS: [Field; 5] = [
     Field {
         option: "SIZE",
         name: c"Size",
-        value: |c| Some(saturate(memory_of(c) as u64)),
+        value: |c| Some(saturate(c.memory_usage())),
     },
     Field {
         option: "FILTERS",
         name: c"Number of filters",
-        value: |c| Some(saturate(c.links.len() as u64)),
+        value: |c| Some(saturate(c.links().len() as u64)),
     },
     Field {
         option: "ITEMS",
         name: c"Number of items inserted",
-        value: |c| Some(saturate(c.items)),
+        value: |c| Some(saturate(c.items())),
     },
     Field {
         option: "EXPANSION",
         name: c"Expansion rate",
-        value: |c| (!c.nonscaling).then_some(i64::from(c.expansion)),
+        value: |c| (!c.is_nonscaling()).then_some(i64::from(c.expansion())),
     },
 ];
 
@@ -54,7 +53,7 @@ pub fn info(ctx: &Ctx, a: &Args) {
     if !(2..=3).contains(&a.len()) {
         return ctx.reply_wrong_arity();
     }
-    let key = ctx.open_key(a, 1, false);
+    let mut key = ctx.open_key(a, 1, false);
     let chain = match key.filter() {
         Ok(chain) => chain,
         Err(text) => return ctx.reply_error(text),
@@ -88,10 +87,10 @@ pub fn card(ctx: &Ctx, a: &Args) {
     if a.len() != 2 {
         return ctx.reply_wrong_arity();
     }
-    let key = ctx.open_key(a, 1, false);
-    match key.slot() {
-        Slot::Empty => ctx.reply_integer(0),
-        Slot::Other => ctx.reply_error(errors::WRONG_TYPE),
-        Slot::Bloom(chain) => ctx.reply_integer(saturate(chain.items)),
+    let mut key = ctx.open_key(a, 1, false);
+    match key.content() {
+        KeyContent::Empty => ctx.reply_integer(0),
+        KeyContent::Other => ctx.reply_error(errors::WRONG_TYPE),
+        KeyContent::Bloom(chain) => ctx.reply_integer(saturate(chain.items())),
     }
 }

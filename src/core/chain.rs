@@ -5,23 +5,13 @@
 use super::hash::ItemHash;
 use super::link::{Layout, Link};
 use super::sizing::{self, Geometry};
+use super::spec::{FilterSpec, Growth};
 
 /// Fraction of the requested rate a NONSCALING link is sized for.
 pub const NONSCALING_HEADROOM: f64 = 0.9;
 
-/// Parameters of a new chain.
-#[derive(Debug, Clone, Copy, PartialEq)]
-pub struct ChainParams {
-    pub error: f64,
-    pub capacity: u64,
-    /// Growth factor; 0 or `nonscaling` means the chain never grows.
-    pub expansion: u32,
-    pub nonscaling: bool,
-    /// Per-filter hash seed.
-    pub seed: u64,
-    /// Most bytes of bit storage the whole chain may take.
-    pub max_bytes: u64,
-}
+/// Most links a chain may have (a 1e-300 EXPANSION 1 chain underflows near 1000).
+pub const MAX_LINKS: u64 = 1 << 16;
 
 /// Why a chain could not be created or could not take an item.
 #[derive(Debug, Clone, PartialEq)]
@@ -30,6 +20,9 @@ pub enum ChainError {
     Full,
     /// The chain would need `needed` bytes, over the per-filter limit.
     TooLarge { needed: u64, limit: u64 },
+    /// One link would need `needed` bytes, over the most one link may have
+    /// ([`MAX_LINK_BITS`]), although the per-filter limit allows it.
+    LinkTooLarge { needed: u64 },
     /// No link can honour the next error rate (it underflowed) or capacity (overflowed).
     CannotGrow,
 }
@@ -42,38 +35,116 @@ pub enum AddOutcome {
     Present,
 }
 
-/// A chain of links: the value behind one Redis key.
+/// A chain of links: the value behind one Redis key. Built by [`Chain::new`] or, from a
+/// serialised form, by [`super::decode::ChainBuilder`], which between them own every invariant:
+/// at least one link, item counts that add up, a scaling chain's expansion of at least 1.
 #[derive(Debug, Clone, PartialEq)]
 pub struct Chain {
     /// Items added to the whole chain.
-    pub items: u64,
-    pub expansion: u32,
-    pub nonscaling: bool,
-    pub seed: u64,
-    pub links: Vec<Link>,
+    items: u64,
+    /// The stored expansion ([`Growth::stored_expansion`] for chains built here; whatever
+    /// RedisBloom stored for its NONSCALING filters).
+    expansion: u32,
+    nonscaling: bool,
+    seed: u64,
+    links: Vec<Link>,
 }
 
 impl Chain {
-    /// A new chain with one empty link. The first link of a scaling chain uses half the
-    /// requested rate.
-    pub fn new(p: &ChainParams) -> Result<Self, ChainError> {
-        let nonscaling = p.nonscaling || p.expansion == 0;
-        let (error, geometry) = if nonscaling {
-            // The one link is the whole budget: it is sized for NONSCALING_HEADROOM of it,
-            // enough that the measured rate stays under p despite sampling noise.
-            let g = link_geometry(p.capacity, p.error * NONSCALING_HEADROOM, 0, p.max_bytes)?;
-            (p.error, g)
-        } else {
-            let error = p.error * 0.5;
-            (error, first_link_geometry(p.capacity, error, p.max_bytes)?)
+    /// A new chain with one empty link, hashed under `seed`, within `max_bytes` of bit storage.
+    /// The first link of a scaling chain uses half the requested rate.
+    pub fn new(spec: &FilterSpec, seed: u64, max_bytes: u64) -> Result<Self, ChainError> {
+        let (error, geometry) = match spec.growth {
+            Growth::Fixed => {
+                // The one link is the whole budget: it is sized for NONSCALING_HEADROOM of it,
+                // enough that the measured rate stays under the request despite sampling noise.
+                let error = spec.error * NONSCALING_HEADROOM;
+                (
+                    spec.error,
+                    link_geometry(spec.capacity, error, 0, max_bytes)?,
+                )
+            }
+            Growth::Scaling(_) => {
+                let error = spec.error * 0.5;
+                (error, first_link_geometry(spec.capacity, error, max_bytes)?)
+            }
         };
         Ok(Chain {
             items: 0,
-            expansion: p.expansion,
-            nonscaling,
-            seed: p.seed,
-            links: vec![Link::new(Layout::Classic, p.capacity, error, geometry)],
+            expansion: spec.growth.stored_expansion(),
+            nonscaling: spec.growth == Growth::Fixed,
+            seed,
+            links: vec![Link::new(Layout::Native, spec.capacity, error, geometry)],
         })
+    }
+
+    /// A chain a decoder checked (see [`super::decode::ChainBuilder`]).
+    pub(super) fn from_decoded(
+        items: u64,
+        expansion: u32,
+        nonscaling: bool,
+        seed: u64,
+        links: Vec<Link>,
+    ) -> Self {
+        Chain {
+            items,
+            expansion,
+            nonscaling,
+            seed,
+            links,
+        }
+    }
+
+    /// Items added to the whole chain.
+    pub fn items(&self) -> u64 {
+        self.items
+    }
+
+    /// The expansion the chain stores (for a NONSCALING chain, one it never uses).
+    pub fn expansion(&self) -> u32 {
+        self.expansion
+    }
+
+    /// Whether the chain never grows.
+    pub fn is_nonscaling(&self) -> bool {
+        self.nonscaling
+    }
+
+    /// The per-filter hash seed of its native links.
+    pub fn seed(&self) -> u64 {
+        self.seed
+    }
+
+    /// The links, oldest first.
+    pub fn links(&self) -> &[Link] {
+        &self.links
+    }
+
+    /// The links, for the SCANDUMP loader to fill their bits.
+    pub(super) fn links_mut(&mut self) -> &mut [Link] {
+        &mut self.links
+    }
+
+    /// Each link's bit array. Any bits make a valid filter (LOADCHUNK writes them too); the
+    /// counts stay as they are.
+    pub fn bit_arrays_mut(&mut self) -> impl Iterator<Item = &mut [u64]> {
+        self.links.iter_mut().map(Link::words_mut)
+    }
+
+    /// Empties the filter, keeping its links.
+    pub fn clear(&mut self) {
+        for link in &mut self.links {
+            link.words_mut().fill(0);
+            link.items = 0;
+        }
+        self.items = 0;
+    }
+
+    /// Bytes the chain takes in memory: its structs plus the bit arrays (MEMORY USAGE, BF.INFO's
+    /// Size).
+    pub fn memory_usage(&self) -> u64 {
+        (std::mem::size_of::<Chain>() + self.links.len() * std::mem::size_of::<Link>()) as u64
+            + self.bit_bytes()
     }
 
     /// How far the first link's expected rate when full lies above its share of the budget
@@ -215,7 +286,7 @@ impl Chain {
         let target = error * (1.0 - self.first_link_excess());
         let geometry = link_geometry(capacity, target, self.bit_bytes(), max_bytes)?;
         self.links
-            .push(Link::new(Layout::Classic, capacity, error, geometry));
+            .push(Link::new(Layout::Native, capacity, error, geometry));
         Ok(())
     }
 }
@@ -249,9 +320,15 @@ fn link_geometry(
     match sizing::classic(capacity, error) {
         Some(g) if existing.saturating_add(g.bytes()) > max_bytes => Err(too_large(g.bytes())),
         Some(g) => Ok(g),
-        // The rate is fine but no geometry fits in 2^62 bits: name the size asked for.
+        // The rate is fine but no link of at most MAX_LINK_BITS honours it: name the size
+        // asked for, against the per-filter limit when that is the smaller one.
         None if error.is_normal() && error < 1.0 => {
-            Err(too_large(sizing::estimate_bytes(capacity, error)))
+            let needed = sizing::estimate_bytes(capacity, error);
+            if existing.saturating_add(needed) > max_bytes {
+                Err(too_large(needed))
+            } else {
+                Err(ChainError::LinkTooLarge { needed })
+            }
         }
         None => Err(ChainError::CannotGrow),
     }
@@ -269,7 +346,7 @@ impl ItemHashes {
     #[inline(always)]
     fn for_layout(&self, layout: Layout) -> &ItemHash {
         let h = match layout {
-            Layout::Classic => return &self.native,
+            Layout::Native => return &self.native,
             Layout::RedisBloom => &self.redisbloom,
             Layout::RedisBloom32 => &self.redisbloom32,
         };
@@ -325,17 +402,19 @@ impl<'a, I: Iterator<Item = &'a [u8]>> Lookahead<I> {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::core::sizing::MAX_LINK_BITS;
 
     const NO_LIMIT: u64 = u64::MAX;
 
-    fn params(error: f64, capacity: u64, expansion: u32, nonscaling: bool) -> ChainParams {
-        ChainParams {
+    fn params(error: f64, capacity: u64, expansion: u32, nonscaling: bool) -> FilterSpec {
+        FilterSpec {
             error,
             capacity,
-            expansion,
-            nonscaling,
-            seed: 42,
-            max_bytes: NO_LIMIT,
+            growth: if nonscaling {
+                Growth::Fixed
+            } else {
+                Growth::Scaling(expansion)
+            },
         }
     }
 
@@ -345,7 +424,7 @@ mod tests {
 
     #[test]
     fn scaling_matches_redisbloom_capacities_and_ratios() {
-        let mut c = Chain::new(&params(0.01, 100, 2, false)).unwrap();
+        let mut c = Chain::new(&params(0.01, 100, 2, false), 42, NO_LIMIT).unwrap();
         for i in 0..497 {
             c.add(&item("a", i), NO_LIMIT).unwrap();
         }
@@ -360,8 +439,8 @@ mod tests {
     }
 
     /// Fills a chain, then checks no false negatives and the measured false-positive rate.
-    fn measure(p: ChainParams, added: u64) -> f64 {
-        let mut c = Chain::new(&p).unwrap();
+    fn measure(p: FilterSpec, added: u64) -> f64 {
+        let mut c = Chain::new(&p, 42, NO_LIMIT).unwrap();
         for i in 0..added {
             c.add(&item("in", i), NO_LIMIT).unwrap();
         }
@@ -433,11 +512,17 @@ mod tests {
     fn batches_behave_like_single_items() {
         // Duplicates inside batches, and growth from 50 items to several links mid-batch.
         let items: Vec<Vec<u8>> = (0..2000).map(|i| item("b", i % 1500)).collect();
-        assert_batches_match_singles(Chain::new(&params(0.01, 50, 2, false)).unwrap(), &items);
+        assert_batches_match_singles(
+            Chain::new(&params(0.01, 50, 2, false), 42, NO_LIMIT).unwrap(),
+            &items,
+        );
         // A NONSCALING filter that fills up in the middle of a batch.
-        assert_batches_match_singles(Chain::new(&params(0.01, 100, 2, true)).unwrap(), &items);
+        assert_batches_match_singles(
+            Chain::new(&params(0.01, 100, 2, true), 42, NO_LIMIT).unwrap(),
+            &items,
+        );
         // A chain mixing RedisBloom's layouts (as migrated filters do) with native growth.
-        let mut mixed = Chain::new(&params(0.01, 200, 2, false)).unwrap();
+        let mut mixed = Chain::new(&params(0.01, 200, 2, false), 42, NO_LIMIT).unwrap();
         let g = sizing::redisbloom(100, 0.01).unwrap();
         mixed
             .links
@@ -454,7 +539,8 @@ mod tests {
     fn first_link_costs_redisbloom_bits_and_the_chain_stays_under_the_request() {
         for error in [0.3, 0.05, 0.01, 0.001, 5e-5, 1e-9] {
             for expansion in [1, 2, 4] {
-                let mut c = Chain::new(&params(error, 1000, expansion, false)).unwrap();
+                let mut c =
+                    Chain::new(&params(error, 1000, expansion, false), 42, NO_LIMIT).unwrap();
                 let rb = sizing::redisbloom(1000, error * 0.5).unwrap();
                 assert_eq!(
                     (c.links[0].bit_count(), c.links[0].hashes),
@@ -488,7 +574,7 @@ mod tests {
 
     #[test]
     fn nonscaling_refuses_when_full() {
-        let mut c = Chain::new(&params(0.01, 3, 2, true)).unwrap();
+        let mut c = Chain::new(&params(0.01, 3, 2, true), 42, NO_LIMIT).unwrap();
         let mut added = 0;
         let mut i = 0;
         while added < 3 {
@@ -505,19 +591,21 @@ mod tests {
     fn memory_limit_and_underflow_are_refused() {
         let mut p = params(0.01, 1_000_000_000_000_000_000, 2, false);
         assert!(
-            matches!(Chain::new(&p), Err(ChainError::TooLarge { needed, .. }) if needed > 1 << 60)
+            matches!(Chain::new(&p, 42, NO_LIMIT), Err(ChainError::LinkTooLarge { needed }) if needed > 1 << 60)
+        );
+        assert!(
+            matches!(Chain::new(&p, 42, 1 << 40), Err(ChainError::TooLarge { needed, limit: 1099511627776 }) if needed > 1 << 60)
         );
         p.capacity = 1000;
-        p.max_bytes = 100;
         assert_eq!(
-            Chain::new(&p),
+            Chain::new(&p, 42, 100),
             Err(ChainError::TooLarge {
                 needed: 1384,
                 limit: 100
             })
         );
         // 1e-300 halving per link underflows after ~700 links: refused, never a broken link.
-        let mut c = Chain::new(&params(1e-300, 1, 1, false)).unwrap();
+        let mut c = Chain::new(&params(1e-300, 1, 1, false), 42, NO_LIMIT).unwrap();
         let mut refused = false;
         for i in 0..5000 {
             match c.add(&item("u", i), NO_LIMIT) {
@@ -532,5 +620,41 @@ mod tests {
         assert!(refused);
         assert!(c.links.iter().all(|l| l.error > 0.0 && l.bit_count() > 0));
         assert!(!c.contains(b"never added"));
+    }
+
+    #[test]
+    fn creation_and_the_decoders_share_one_link_limit() {
+        // The largest NONSCALING filter at 1% that creation allows: its one link passes every
+        // check a decoder makes, so it can be saved and loaded back; one item more is refused
+        // at creation, before anything is allocated.
+        let error = 0.01 * NONSCALING_HEADROOM;
+        let fits = |capacity| sizing::classic(capacity, error).is_some();
+        let (mut lo, mut hi) = (1u64, 1u64 << 40);
+        while lo + 1 < hi {
+            let mid = lo + (hi - lo) / 2;
+            if fits(mid) {
+                lo = mid;
+            } else {
+                hi = mid;
+            }
+        }
+        let largest = sizing::classic(lo, error).unwrap();
+        assert!(
+            largest.bits > MAX_LINK_BITS - MAX_LINK_BITS / 1000,
+            "{largest:?}"
+        );
+        let header = crate::core::decode::LinkHeader {
+            layout: Layout::Native,
+            capacity: lo,
+            error: 0.01,
+            hashes: u64::from(largest.hashes),
+            bits: largest.bits,
+            items: lo,
+        };
+        assert_eq!(header.check(), Ok(()));
+        assert!(matches!(
+            Chain::new(&params(0.01, hi, 2, true), 42, NO_LIMIT),
+            Err(ChainError::LinkTooLarge { needed }) if needed > MAX_LINK_BITS / 8 * 99 / 100
+        ));
     }
 }

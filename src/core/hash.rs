@@ -4,6 +4,12 @@
 
 use xxhash_rust::xxh3::xxh3_128_with_seed;
 
+/// The hash seed of the native links a filter without a seed of its own grows: filters loaded
+/// from RedisBloom's RDB or SCANDUMP data, whose own links keep RedisBloom's hashing. One fixed
+/// value ("rsbloom1"), so that a replica or an AOF replay that loads the same data grows
+/// identical links. Every filter rsbloom creates draws a random seed instead.
+pub const FIXED_SEED: u64 = 0x7273_626c_6f6f_6d31;
+
 /// The two halves of an item's hash.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
 pub struct ItemHash {

@@ -11,9 +11,9 @@ use super::sizing::Geometry;
 /// grows new native ones).
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub enum Layout {
-    /// rsbloom's classic layout: xxh3-128 under the filter seed, probes `h1 + i*h2` reduced by
+    /// rsbloom's own hashing: xxh3-128 under the filter seed, probes `h1 + i*h2` reduced by
     /// multiply-shift.
-    Classic = 1,
+    Native = 1,
     /// RedisBloom's layout (64-bit mode): MurmurHash64A pair, probes `(a + i*b) mod bits`.
     RedisBloom = 2,
     /// RedisBloom's legacy 32-bit mode (filters whose options lack FORCE64): MurmurHash2 pair,
@@ -26,7 +26,7 @@ impl Layout {
     pub fn hash_width(self) -> u32 {
         match self {
             Layout::RedisBloom32 => 32,
-            Layout::Classic | Layout::RedisBloom => 64,
+            Layout::Native | Layout::RedisBloom => 64,
         }
     }
 
@@ -38,7 +38,7 @@ impl Layout {
     /// The layout for a tag read from disk.
     pub fn from_tag(tag: u64) -> Option<Self> {
         match tag {
-            1 => Some(Layout::Classic),
+            1 => Some(Layout::Native),
             2 => Some(Layout::RedisBloom),
             3 => Some(Layout::RedisBloom32),
             _ => None,
@@ -94,7 +94,7 @@ impl Link {
     fn position(&self, hash: &ItemHash, i: u32) -> u64 {
         let x = hash.probe(i);
         match self.layout {
-            Layout::Classic => reduce(x, self.bit_count()),
+            Layout::Native => reduce(x, self.bit_count()),
             Layout::RedisBloom | Layout::RedisBloom32 => x % self.bit_count(),
         }
     }
@@ -143,5 +143,24 @@ impl Link {
     /// Mutable access to the words, for loading.
     pub fn words_mut(&mut self) -> &mut [u64] {
         self.bits.as_raw_mut_slice()
+    }
+
+    /// The bit array as bytes, as every serialised form stores it: little-endian words.
+    pub fn bytes(&self) -> &[u8] {
+        let words = self.words();
+        // SAFETY: u64 has no padding and any byte pattern is a valid u8; the slice covers
+        // exactly the words' memory. The layout is little-endian, checked at compile time in
+        // lib.rs.
+        unsafe { std::slice::from_raw_parts(words.as_ptr().cast::<u8>(), size_of_val(words)) }
+    }
+
+    /// Mutable byte view of the bit array (see [`Link::bytes`]).
+    pub fn bytes_mut(&mut self) -> &mut [u8] {
+        let words = self.words_mut();
+        // SAFETY: as in `bytes`; every byte pattern is also a valid u64, so writes through the
+        // byte view cannot create an invalid value.
+        unsafe {
+            std::slice::from_raw_parts_mut(words.as_mut_ptr().cast::<u8>(), size_of_val(words))
+        }
     }
 }

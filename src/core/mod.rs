@@ -1,14 +1,26 @@
-//! The Bloom filter core: sizing, hashing, bit storage, links, the scalable chain and the
-//! serialisation format. Nothing in here knows about Redis, so it is unit-tested on its own.
+//! The Bloom filter core: sizing, hashing, bit storage, links, the scalable chain and its
+//! serialised forms. Nothing in here knows about Redis, so it is unit-tested and benchmarked on
+//! its own.
+//!
+//! - [`spec`]: what a new filter is asked to be ([`FilterSpec`], [`Growth`]).
+//! - [`sizing`], [`hash`], [`link`], [`chain`]: the filter itself.
+//! - [`decode`]: the one decoder skeleton every serialised form builds through.
+//! - [`rdb`]: rsbloom's RDB format; [`redisbloom_rdb`]: RedisBloom's RDB encodings (migration);
+//!   [`scandump`]: the BF.SCANDUMP / BF.LOADCHUNK stream (also the AOF rewrite).
 
 pub mod chain;
-pub mod codec;
-pub mod dump;
+pub mod decode;
 pub mod hash;
 pub mod hints;
 pub mod link;
-pub mod redisbloom;
+pub mod rdb;
+pub mod redisbloom_rdb;
+pub mod scandump;
 pub mod sizing;
+pub mod spec;
 
-pub use chain::{AddOutcome, Chain, ChainError, ChainParams};
+pub use chain::{AddOutcome, Chain, ChainError};
+pub use decode::DecodeError;
+pub use hash::FIXED_SEED;
 pub use link::{Layout, Link};
+pub use spec::{FilterSpec, Growth};

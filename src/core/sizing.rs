@@ -10,8 +10,10 @@
 /// Bits are allocated in whole 64-bit words.
 pub const WORD_BITS: u64 = 64;
 
-/// The most bits a link may have (2^62: bit offsets and byte counts stay far from overflow).
-pub const MAX_BITS: u64 = 1 << 62;
+/// The most bits one link may have: 2^40 (128 GiB). The one per-link limit, for creation and
+/// for every decoder alike, so that any filter rsbloom builds can be saved and loaded back.
+/// (A chain may have many links; the per-filter limit is `bf.max-filter-bytes`.)
+pub const MAX_LINK_BITS: u64 = 1 << 40;
 
 /// The most hash functions a link may use; beyond this the error rate is absurdly small and
 /// every add would cost thousands of probes.
@@ -42,7 +44,7 @@ pub fn classic_fpr(bits: u64, hashes: u32, items: u64) -> f64 {
 }
 
 /// The cheapest classic geometry for `capacity` items at `error`, or `None` when no geometry
-/// within [`MAX_HASHES`] and 2^63 bits can honour it (error underflowed, capacity absurd).
+/// within [`MAX_HASHES`] and [`MAX_LINK_BITS`] can honour it (error underflowed, capacity too large).
 pub fn classic(capacity: u64, error: f64) -> Option<Geometry> {
     if capacity == 0 || !(error > 0.0 && error < 1.0) || !error.is_normal() {
         return None;
@@ -60,13 +62,16 @@ pub fn classic(capacity: u64, error: f64) -> Option<Geometry> {
         // (1 - e^(-kn/m))^k = p  <=>  m = -k n / ln(1 - p^(1/k)); computed without cancellation.
         let per_item = -kf / (-(ln_err / kf).exp_m1()).ln();
         let bits_f = (per_item * capacity as f64).ceil();
-        if !bits_f.is_finite() || bits_f <= 0.0 || bits_f > MAX_BITS as f64 {
+        if !bits_f.is_finite() || bits_f <= 0.0 || bits_f > MAX_LINK_BITS as f64 {
             continue;
         }
         let mut bits = (bits_f as u64).div_ceil(WORD_BITS) * WORD_BITS;
         // Guard against the float formula landing a hair above the target.
         while classic_fpr(bits, k as u32, capacity) > error {
             bits += WORD_BITS;
+        }
+        if bits > MAX_LINK_BITS {
+            continue;
         }
         let candidate = Geometry {
             bits,
@@ -102,7 +107,7 @@ pub fn redisbloom(capacity: u64, error: f64) -> Option<Geometry> {
     }
     let bpe = (-(error.ln() / DENOM)).abs();
     let bits_f = capacity as f64 * bpe;
-    if bits_f.is_nan() || bits_f >= MAX_BITS as f64 {
+    if bits_f.is_nan() || bits_f > MAX_LINK_BITS as f64 {
         return None;
     }
     let bits0 = (bits_f as u64).max(1);
@@ -112,7 +117,7 @@ pub fn redisbloom(capacity: u64, error: f64) -> Option<Geometry> {
         bits0 / 8
     };
     let hashes = (LN2 * bpe).ceil() as u32;
-    Some(Geometry {
+    (bytes * 8 <= MAX_LINK_BITS).then_some(Geometry {
         bits: bytes * 8,
         hashes,
     })

@@ -19,9 +19,9 @@
 //! [`MAX_CHUNK`] bytes, and is answered with the iterator `it + len` that fetches the next one.
 
 use super::chain::Chain;
-use super::codec::{word_bytes, word_bytes_mut, MAX_LINKS, MAX_LINK_BITS};
-use super::link::{Layout, Link};
-use super::sizing::{Geometry, MAX_HASHES, REDISBLOOM_LN2};
+use super::decode::{ChainBuilder, ChainHeader, DecodeError, LinkHeader};
+use super::link::Layout;
+use super::sizing::REDISBLOOM_LN2;
 
 /// Largest chunk of bit data in one SCANDUMP reply (RedisBloom's 16 MiB).
 pub const MAX_CHUNK: usize = 16 << 20;
@@ -45,8 +45,8 @@ const LINK_HEADER: usize = 53;
 /// Why a header or a chunk was refused.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub enum DumpError {
-    /// Not a valid header, or a chunk with an impossible iterator.
-    BadData,
+    /// Not a valid header (the check that fired), or a chunk with an impossible iterator.
+    BadData(Option<DecodeError>),
     /// The chunk's position is in no link.
     NoLink,
     /// The chunk runs past the end of its link.
@@ -78,7 +78,7 @@ pub fn scan(chain: &Chain, iterator: i64) -> Scan<'_> {
     match locate(chain, pos) {
         None => Scan::End,
         Some((i, start)) => {
-            let bytes = word_bytes(chain.links[i].words());
+            let bytes = chain.links()[i].bytes();
             let rest = &bytes[start..];
             let data = &rest[..rest.len().min(MAX_CHUNK)];
             Scan::Chunk {
@@ -105,7 +105,7 @@ pub fn chunks(chain: &Chain) -> impl Iterator<Item = (i64, &[u8])> {
 /// The link holding byte `pos` of the concatenated bit data, and the offset inside it.
 fn locate(chain: &Chain, pos: u64) -> Option<(usize, usize)> {
     let mut base = 0u64;
-    for (i, link) in chain.links.iter().enumerate() {
+    for (i, link) in chain.links().iter().enumerate() {
         let len = link.byte_count();
         if pos < base + len {
             return Some((i, (pos - base) as usize));
@@ -117,17 +117,17 @@ fn locate(chain: &Chain, pos: u64) -> Option<(usize, usize)> {
 
 /// rsbloom's header for a chain (iterator 0).
 pub fn header(chain: &Chain) -> Vec<u8> {
-    let n = chain.links.len();
+    let n = chain.links().len();
     let mut out = Vec::with_capacity(CHAIN_HEADER + (LINK_HEADER + 1) * n + 8);
     let mut options = OPT_NOROUND | OPT_FORCE64 | OPT_RSBLOOM;
-    if chain.nonscaling {
+    if chain.is_nonscaling() {
         options |= OPT_NONSCALING;
     }
-    out.extend_from_slice(&chain.items.to_le_bytes());
+    out.extend_from_slice(&chain.items().to_le_bytes());
     out.extend_from_slice(&(n as u32).to_le_bytes());
     out.extend_from_slice(&options.to_le_bytes());
-    out.extend_from_slice(&chain.expansion.to_le_bytes());
-    for link in &chain.links {
+    out.extend_from_slice(&chain.expansion().to_le_bytes());
+    for link in chain.links() {
         out.extend_from_slice(&link.byte_count().to_le_bytes());
         out.extend_from_slice(&link.bit_count().to_le_bytes());
         out.extend_from_slice(&link.items.to_le_bytes());
@@ -138,8 +138,8 @@ pub fn header(chain: &Chain) -> Vec<u8> {
         out.extend_from_slice(&link.capacity.to_le_bytes());
         out.push(0); // n2: never rounded to a power of two
     }
-    out.extend_from_slice(&chain.seed.to_le_bytes());
-    out.extend(chain.links.iter().map(|l| l.layout.tag() as u8));
+    out.extend_from_slice(&chain.seed().to_le_bytes());
+    out.extend(chain.links().iter().map(|l| l.layout.tag() as u8));
     out
 }
 
@@ -166,15 +166,6 @@ impl Fields<'_> {
     }
 }
 
-/// One link's header fields, validated.
-struct LinkHeader {
-    bits: u64,
-    items: u64,
-    error: f64,
-    hashes: u32,
-    capacity: u64,
-}
-
 /// Builds an empty-bitted chain from a header (rsbloom's or RedisBloom's), validating every
 /// field before allocating. `foreign_seed` is the seed of a chain from a RedisBloom header (used
 /// by the native links it grows later); `max_bytes` is the per-filter limit.
@@ -183,119 +174,84 @@ pub fn chain_from_header(
     foreign_seed: u64,
     max_bytes: u64,
 ) -> Result<Chain, DumpError> {
+    let bad = |e: DecodeError| DumpError::BadData(Some(e));
     if data.len() < CHAIN_HEADER {
-        return Err(DumpError::BadData);
+        return Err(bad(DecodeError::HeaderLength));
     }
     let mut f = Fields(data);
     let items = f.u64();
     let nlinks = f.u32();
     let options = f.u32();
     let expansion = f.u32();
-    if nlinks == 0 || u64::from(nlinks) > MAX_LINKS {
-        return Err(DumpError::BadData);
+    let ours = options & OPT_RSBLOOM != 0;
+    if options & !(REDISBLOOM_OPTIONS | OPT_RSBLOOM) != 0 || options & OPT_FORCE64 == 0 {
+        return Err(bad(DecodeError::UnknownFlags));
     }
     let n = nlinks as usize;
-    let ours = options & OPT_RSBLOOM != 0;
     let body = CHAIN_HEADER + LINK_HEADER * n;
-    let expected_len = if ours { body + 8 + n } else { body };
-    if data.len() != expected_len
-        || options & !(REDISBLOOM_OPTIONS | OPT_RSBLOOM) != 0
-        || options & OPT_FORCE64 == 0
-    {
-        return Err(DumpError::BadData);
+    if data.len() != if ours { body + 8 + n } else { body } {
+        return Err(bad(DecodeError::HeaderLength));
     }
-    let nonscaling = options & OPT_NONSCALING != 0;
-    if !nonscaling && expansion == 0 {
-        return Err(DumpError::BadData);
-    }
-    let mut headers = Vec::with_capacity(n);
-    let (mut sum_items, mut sum_bytes) = (0u64, 0u64);
+    let mut links = Vec::with_capacity(n);
     for _ in 0..n {
         let bytes = f.u64();
-        let bits = f.u64();
-        let link_items = f.u64();
-        let error = f.f64();
-        let bpe = f.f64();
-        let hashes = f.u32();
-        let capacity = f.u64();
-        let n2 = f.u8();
-        if n2 != 0
-            || !link_fields_ok(bytes, bits, error, u64::from(hashes), capacity)
-            || !(ours || redisbloom_hashes_ok(bpe, u64::from(hashes)))
-        {
-            return Err(DumpError::BadData);
+        let header = LinkHeader {
+            layout: Layout::RedisBloom,
+            bits: f.u64(),
+            items: f.u64(),
+            error: f.f64(),
+            hashes: {
+                let bpe = f.f64();
+                let hashes = u64::from(f.u32());
+                if !ours && !redisbloom_hashes_ok(bpe, hashes) {
+                    return Err(bad(DecodeError::BitsPerEntry));
+                }
+                hashes
+            },
+            capacity: f.u64(),
+        };
+        if f.u8() != 0 {
+            return Err(bad(DecodeError::PowerOfTwo));
         }
-        sum_items = sum_items
-            .checked_add(link_items)
-            .ok_or(DumpError::BadData)?;
-        sum_bytes = sum_bytes.saturating_add(bytes);
-        headers.push(LinkHeader {
-            bits,
-            items: link_items,
-            error,
-            hashes,
-            capacity,
-        });
+        header.check().map_err(bad)?;
+        if bytes.checked_mul(8) != Some(header.bits) {
+            return Err(bad(DecodeError::BitCount));
+        }
+        links.push(header);
     }
-    if sum_items != items {
-        return Err(DumpError::BadData);
-    }
-    let (seed, layouts) = if ours {
+    let seed = if ours {
         let seed = f.u64();
-        let layouts = (0..n)
-            .map(|_| Layout::from_tag(u64::from(f.u8())).ok_or(DumpError::BadData))
-            .collect::<Result<Vec<_>, _>>()?;
-        (seed, layouts)
+        for link in &mut links {
+            link.layout =
+                Layout::from_tag(u64::from(f.u8())).ok_or(bad(DecodeError::UnknownLayout))?;
+        }
+        seed
     } else {
-        (foreign_seed, vec![Layout::RedisBloom; n])
+        foreign_seed
     };
-    if sum_bytes > max_bytes {
+    // Checked before anything is allocated, so a header cannot make the server allocate past
+    // the limit even briefly.
+    let needed = links
+        .iter()
+        .fold(0u64, |sum, l| sum.saturating_add(l.bytes()));
+    if needed > max_bytes {
         return Err(DumpError::TooLarge {
-            needed: sum_bytes,
+            needed,
             limit: max_bytes,
         });
     }
-    let links = headers
-        .iter()
-        .zip(layouts)
-        .map(|(h, layout)| {
-            let geometry = Geometry {
-                bits: h.bits,
-                hashes: h.hashes,
-            };
-            let mut link = Link::new(layout, h.capacity, h.error, geometry);
-            link.items = h.items;
-            link
-        })
-        .collect();
-    Ok(Chain {
+    let mut chain = ChainBuilder::new(ChainHeader {
         items,
-        expansion,
-        nonscaling,
+        links: u64::from(nlinks),
+        expansion: u64::from(expansion),
+        nonscaling: options & OPT_NONSCALING != 0,
         seed,
-        links,
     })
-}
-
-/// Whether one link's figures describe a link rsbloom can hold: RedisBloom's integrity check
-/// (`bits != 0`, `bits == bytes * 8`, error in (0,1)) plus rsbloom's own limits (whole 64-bit
-/// words, at most [`MAX_LINK_BITS`], 1..=[`MAX_HASHES`] hashes, a capacity of at least 1).
-pub(crate) fn link_fields_ok(
-    bytes: u64,
-    bits: u64,
-    error: f64,
-    hashes: u64,
-    capacity: u64,
-) -> bool {
-    bits != 0
-        && bytes.checked_mul(8) == Some(bits)
-        && bits.is_multiple_of(64)
-        && bits <= MAX_LINK_BITS
-        && error > 0.0
-        && error < 1.0
-        && hashes != 0
-        && hashes <= u64::from(MAX_HASHES)
-        && capacity != 0
+    .map_err(bad)?;
+    for header in links {
+        chain.link(header).map_err(bad)?;
+    }
+    chain.finish().map_err(bad)
 }
 
 /// RedisBloom's integrity rule `hashes == ceil(LN2 * bpe)`, with the float compared before any
@@ -309,13 +265,13 @@ pub(crate) fn redisbloom_hashes_ok(bpe: f64, hashes: u64) -> bool {
 pub fn load_chunk(chain: &mut Chain, iterator: i64, data: &[u8]) -> Result<(), DumpError> {
     let len = data.len() as u64;
     if iterator <= 0 || (iterator as u64) < len {
-        return Err(DumpError::BadData);
+        return Err(DumpError::BadData(None));
     }
     let pos = (iterator as u64 - len)
         .checked_sub(1)
         .ok_or(DumpError::NoLink)?;
     let (i, start) = locate(chain, pos).ok_or(DumpError::NoLink)?;
-    let bytes = word_bytes_mut(chain.links[i].words_mut());
+    let bytes = chain.links_mut()[i].bytes_mut();
     let dst = bytes
         .get_mut(start..)
         .and_then(|rest| rest.get_mut(..data.len()))
@@ -327,19 +283,21 @@ pub fn load_chunk(chain: &mut Chain, iterator: i64, data: &[u8]) -> Result<(), D
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::core::sizing;
-    use crate::core::ChainParams;
+    use crate::core::link::Link;
+    use crate::core::sizing::{self, Geometry};
+    use crate::core::{FilterSpec, Growth};
 
     fn sample(nonscaling: bool) -> Chain {
-        let p = ChainParams {
+        let spec = FilterSpec {
             error: 0.01,
             capacity: 50,
-            expansion: 2,
-            nonscaling,
-            seed: 0xdead_beef,
-            max_bytes: u64::MAX,
+            growth: if nonscaling {
+                Growth::Fixed
+            } else {
+                Growth::Scaling(2)
+            },
         };
-        let mut c = Chain::new(&p).unwrap();
+        let mut c = Chain::new(&spec, 0xdead_beef, u64::MAX).unwrap();
         for i in 0..if nonscaling { 40 } else { 400 } {
             c.add(format!("item{i}").as_bytes(), u64::MAX).unwrap();
         }
@@ -361,7 +319,7 @@ mod tests {
             let c = sample(nonscaling);
             assert_eq!(
                 header(&c).len(),
-                20 + 53 * c.links.len() + 8 + c.links.len()
+                20 + 53 * c.links().len() + 8 + c.links().len()
             );
             assert_eq!(round_trip(&c), c);
         }
@@ -370,7 +328,7 @@ mod tests {
     #[test]
     fn iterators_follow_redisbloom() {
         let c = sample(false);
-        let sizes: Vec<u64> = c.links.iter().map(Link::byte_count).collect();
+        let sizes: Vec<u64> = c.links().iter().map(Link::byte_count).collect();
         assert!(sizes.len() >= 3);
         assert!(matches!(scan(&c, 0), Scan::Header(_)));
         let mut it = 1i64;
@@ -401,8 +359,8 @@ mod tests {
     #[test]
     fn big_links_come_in_16_mib_chunks() {
         let mut c = sample(true);
-        c.links[0] = Link::new(
-            Layout::Classic,
+        c.links_mut()[0] = Link::new(
+            Layout::Native,
             1,
             0.01,
             Geometry {
@@ -420,12 +378,13 @@ mod tests {
     #[test]
     fn chunk_errors() {
         let c = sample(false);
-        let first = c.links[0].byte_count() as usize;
+        let first = c.links()[0].byte_count() as usize;
         let mut out = chain_from_header(&header(&c), 1, u64::MAX).unwrap();
         let data = vec![0xffu8; first];
-        assert_eq!(load_chunk(&mut out, 0, &data), Err(DumpError::BadData));
-        assert_eq!(load_chunk(&mut out, -1, &[]), Err(DumpError::BadData));
-        assert_eq!(load_chunk(&mut out, 3, &data), Err(DumpError::BadData));
+        let bad_iterator = Err(DumpError::BadData(None));
+        assert_eq!(load_chunk(&mut out, 0, &data), bad_iterator);
+        assert_eq!(load_chunk(&mut out, -1, &[]), bad_iterator);
+        assert_eq!(load_chunk(&mut out, 3, &data), bad_iterator);
         assert_eq!(
             load_chunk(&mut out, first as i64, &data),
             Err(DumpError::NoLink)
@@ -443,7 +402,7 @@ mod tests {
         );
         assert_eq!(load_chunk(&mut out, 5, &[]), Ok(()));
         assert_eq!(load_chunk(&mut out, first as i64 + 1, &data), Ok(()));
-        assert!(word_bytes(out.links[0].words()).iter().all(|&b| b == 0xff));
+        assert!(out.links()[0].bytes().iter().all(|&b| b == 0xff));
     }
 
     /// A header as RedisBloom 2.8 writes it for `BF.RESERVE k 0.01 1000` with `items` adds.
@@ -471,37 +430,49 @@ mod tests {
         let h = redisbloom_header(500, OPT_NOROUND | OPT_FORCE64);
         assert_eq!(h.len(), 73);
         let c = chain_from_header(&h, 99, u64::MAX).unwrap();
-        assert_eq!(c.seed, 99);
-        assert_eq!(c.items, 500);
-        assert!(!c.nonscaling);
-        assert_eq!(c.links[0].layout, Layout::RedisBloom);
-        assert_eq!(c.links[0].bit_count(), 11_072);
-        assert_eq!(c.links[0].hashes, 8);
+        assert_eq!(c.seed(), 99);
+        assert_eq!(c.items(), 500);
+        assert!(!c.is_nonscaling());
+        assert_eq!(c.links()[0].layout, Layout::RedisBloom);
+        assert_eq!(c.links()[0].bit_count(), 11_072);
+        assert_eq!(c.links()[0].hashes, 8);
         let ns = chain_from_header(&redisbloom_header(0, 12), 1, u64::MAX).unwrap();
-        assert!(ns.nonscaling);
-        // No FORCE64 (32-bit hashing), unknown options, wrong sizes: refused.
+        assert!(ns.is_nonscaling());
+        // No FORCE64 (32-bit hashing) or unknown options.
         for options in [OPT_NOROUND, 4 | 16, 4 | 0x200] {
             let h = redisbloom_header(0, options);
-            assert_eq!(chain_from_header(&h, 1, u64::MAX), Err(DumpError::BadData));
+            assert_eq!(
+                chain_from_header(&h, 1, u64::MAX),
+                Err(DumpError::BadData(Some(DecodeError::UnknownFlags)))
+            );
         }
-        let mut bad = h.clone();
-        bad[0] = 1; // chain size != sum of link sizes
-        assert_eq!(
-            chain_from_header(&bad, 1, u64::MAX),
-            Err(DumpError::BadData)
-        );
-        let mut bad = h.clone();
-        bad[20 + 52] = 3; // n2
-        assert_eq!(
-            chain_from_header(&bad, 1, u64::MAX),
-            Err(DumpError::BadData)
-        );
-        let mut bad = h.clone();
-        bad[20 + 40] = 9; // hashes disagree with bpe
-        assert_eq!(
-            chain_from_header(&bad, 1, u64::MAX),
-            Err(DumpError::BadData)
-        );
+        // Each field refused by its own check: (byte offset, new byte, check).
+        for (at, byte, check) in [
+            (0, 1, DecodeError::ItemSum),       // chain size != sum of link sizes
+            (8, 0, DecodeError::HeaderLength),  // nfilters 0: a 20-byte header expected
+            (16, 0, DecodeError::Expansion),    // scaling without growth
+            (20, 0, DecodeError::BitCount),     // bytes != bits / 8
+            (20 + 8, 1, DecodeError::BitCount), // bits not whole words
+            (20 + 24 + 7, 0xbf, DecodeError::ErrorRate), // error 1.0 or more
+            (20 + 40, 9, DecodeError::BitsPerEntry), // hashes disagree with bpe
+            (20 + 44, 0, DecodeError::Capacity), // capacity 0 (its low byte was 0xe8)
+            (20 + 52, 3, DecodeError::PowerOfTwo), // n2
+        ] {
+            let mut bad = h.clone();
+            bad[at] = byte;
+            if at == 20 + 44 {
+                bad[at + 1] = 0; // 1000 = 0x3e8
+            }
+            if at == 20 + 24 + 7 {
+                bad[at - 1] = 0xf0; // 0xbff0... is -1.0
+                bad[at] = 0x3f; // 0x3ff0... is 1.0
+            }
+            assert_eq!(
+                chain_from_header(&bad, 1, u64::MAX),
+                Err(DumpError::BadData(Some(check))),
+                "byte {at} = {byte}"
+            );
+        }
         assert_eq!(
             chain_from_header(&h, 1, 1000),
             Err(DumpError::TooLarge {
@@ -520,13 +491,16 @@ mod tests {
             for cut in 0..h.len() {
                 assert_eq!(
                     chain_from_header(&h[..cut], 1, u64::MAX),
-                    Err(DumpError::BadData),
+                    Err(DumpError::BadData(Some(DecodeError::HeaderLength))),
                     "cut at {cut}"
                 );
             }
             let mut long = h.clone();
             long.push(0);
-            assert!(chain_from_header(&long, 1, u64::MAX).is_err());
+            assert_eq!(
+                chain_from_header(&long, 1, u64::MAX),
+                Err(DumpError::BadData(Some(DecodeError::HeaderLength)))
+            );
         }
     }
 
@@ -562,7 +536,7 @@ mod tests {
             }
             if let Ok(c) = chain_from_header(&h, 1, limit) {
                 assert!(c.bit_bytes() <= limit);
-                assert_eq!(c.items, c.links.iter().map(|l| l.items).sum::<u64>());
+                assert_eq!(c.items(), c.links().iter().map(|l| l.items).sum::<u64>());
                 // A chain that loaded is usable.
                 let mut c = c;
                 let _ = c.contains(b"x");

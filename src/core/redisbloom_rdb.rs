@@ -25,14 +25,9 @@
 //! to the sum of the link sizes.
 
 use super::chain::Chain;
-use super::codec::{
-    count_link_bytes, read_pieces, word_bytes_mut, DecodeError, FieldReader, MAX_LINKS,
-};
-use super::dump::{
-    link_fields_ok, redisbloom_hashes_ok, OPT_FORCE64, OPT_NONSCALING, REDISBLOOM_OPTIONS,
-};
-use super::link::{Layout, Link};
-use super::sizing::Geometry;
+use super::decode::{read_pieces, ChainBuilder, ChainHeader, DecodeError, FieldReader, LinkHeader};
+use super::link::Layout;
+use super::scandump::{redisbloom_hashes_ok, OPT_FORCE64, OPT_NONSCALING, REDISBLOOM_OPTIONS};
 
 /// The newest RedisBloom encoding version (RedisBloom 2.x to 8.x write it).
 pub const MAX_ENCODING_VERSION: i32 = 4;
@@ -47,46 +42,39 @@ const DEFAULT_GROWTH: u64 = 2;
 
 /// Reads RedisBloom's RDB value of encoding `encver`. `seed` is the hash seed of the native
 /// links the chain grows later (it must be the same on every replica and AOF replay).
-pub fn decode_redisbloom(
-    r: &mut impl FieldReader,
-    encver: i32,
-    seed: u64,
-) -> Result<Chain, DecodeError> {
+pub fn decode(r: &mut impl FieldReader, encver: i32, seed: u64) -> Result<Chain, DecodeError> {
     if !(0..=MAX_ENCODING_VERSION).contains(&encver) {
-        return Err(DecodeError("unknown RedisBloom encoding version"));
+        return Err(DecodeError::UnknownEncoding);
     }
     let items = r.unsigned()?;
-    let nlinks = r.unsigned()?;
-    if nlinks == 0 || nlinks > MAX_LINKS {
-        return Err(DecodeError("bad link count"));
-    }
+    let links = r.unsigned()?;
     let options = if encver >= MIN_OPTIONS_ENC {
         r.unsigned()?
     } else {
         0
     };
     if options & !u64::from(REDISBLOOM_OPTIONS) != 0 {
-        return Err(DecodeError("unknown RedisBloom options"));
+        return Err(DecodeError::UnknownFlags);
     }
-    let growth = if encver >= MIN_GROWTH_ENC {
+    let expansion = if encver >= MIN_GROWTH_ENC {
         r.unsigned()?
     } else {
         DEFAULT_GROWTH
     };
-    let expansion = u32::try_from(growth).map_err(|_| DecodeError("bad expansion"))?;
-    let nonscaling = options & u64::from(OPT_NONSCALING) != 0;
-    if !nonscaling && expansion == 0 {
-        return Err(DecodeError("scaling chain without expansion"));
-    }
     let layout = if options & u64::from(OPT_FORCE64) != 0 {
         Layout::RedisBloom
     } else {
         Layout::RedisBloom32
     };
-    let mut links = Vec::with_capacity(nlinks as usize);
-    let mut sum = 0u64;
-    let mut total_bytes = 0u64;
-    for _ in 0..nlinks {
+    // The builder checks the link count before the loop runs.
+    let mut chain = ChainBuilder::new(ChainHeader {
+        items,
+        links,
+        expansion,
+        nonscaling: options & u64::from(OPT_NONSCALING) != 0,
+        seed,
+    })?;
+    for _ in 0..links {
         let capacity = r.unsigned()?;
         let error = r.double()?;
         let hashes = r.unsigned()?;
@@ -97,56 +85,38 @@ pub fn decode_redisbloom(
             // RedisBloom's `(double)entries * bpe` stored in a u64 (saturating, as Rust casts).
             ((capacity as f64 * bpe) as u64, 0)
         };
-        if n2 > 63 || (n2 != 0 && bits < 1u64 << n2) {
-            return Err(DecodeError("bad power-of-two link size"));
-        }
         // A power-of-two link probes modulo 2^n2; with bits == 2^n2 that is `% bits`, which is
         // what every RedisBloom version wrote. Any other combination is refused.
-        if n2 != 0 && bits != 1u64 << n2 {
-            return Err(DecodeError(
-                "power-of-two link whose bit count is not 2^n2 is not supported",
-            ));
+        if n2 > 63 || (n2 != 0 && bits != 1u64 << n2) {
+            return Err(DecodeError::PowerOfTwo);
         }
-        // `bits == bytes * 8` is checked when the bit array is read: it must be bits / 8 long.
-        if !bits.is_multiple_of(8) || !link_fields_ok(bits / 8, bits, error, hashes, capacity) {
-            return Err(DecodeError("bad link geometry"));
-        }
-        if !redisbloom_hashes_ok(bpe, hashes) {
-            return Err(DecodeError(
-                "link hash count disagrees with its bits per entry",
-            ));
-        }
-        count_link_bytes(&mut total_bytes, bits / 8)?;
-        let geometry = Geometry {
+        let header = LinkHeader {
+            layout,
+            capacity,
+            error,
+            hashes,
             bits,
-            hashes: hashes as u32,
+            items: 0,
         };
-        let mut link = Link::new(layout, capacity, error, geometry);
-        read_pieces(r, word_bytes_mut(link.words_mut()))?;
+        header.check()?;
+        if !redisbloom_hashes_ok(bpe, hashes) {
+            return Err(DecodeError::BitsPerEntry);
+        }
+        // `bits == bytes * 8`: the bit array must be bits / 8 long, which read_pieces checks.
+        let link = chain.link(header)?;
+        read_pieces(r, link.bytes_mut())?;
         link.items = r.unsigned()?;
-        sum = sum
-            .checked_add(link.items)
-            .ok_or(DecodeError("item counts overflow"))?;
-        links.push(link);
     }
-    if sum != items {
-        return Err(DecodeError("link item counts disagree with the chain's"));
-    }
-    Ok(Chain {
-        items,
-        expansion,
-        nonscaling,
-        seed,
-        links,
-    })
+    chain.finish()
 }
 
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::core::codec::{Field, FieldSlice, FieldWriter};
+    use crate::core::decode::{Field, FieldSlice, FieldWriter};
     use crate::core::hash::ItemHash;
-    use crate::core::{codec, sizing};
+    use crate::core::link::Link;
+    use crate::core::{rdb, sizing};
 
     const SEED: u64 = 0x5eed;
 
@@ -192,7 +162,7 @@ mod tests {
                 w.unsigned(l.bit_count());
                 w.unsigned(0);
             }
-            w.bytes(codec::word_bytes(l.words()));
+            w.bytes(l.bytes());
             w.unsigned(l.items);
         }
         w
@@ -215,13 +185,13 @@ mod tests {
                 rb_link(layout, 400, 0.0025, &second),
             ];
             let fields = rdb(encver, options, 4, &links);
-            let c = decode_redisbloom(&mut FieldSlice(&fields), encver, SEED).unwrap();
-            assert_eq!(c.links.len(), 2);
-            assert_eq!(c.items, links[0].0.items + links[1].0.items);
-            assert_eq!(c.seed, SEED);
-            assert_eq!(c.nonscaling, options & 8 != 0);
-            assert_eq!(c.expansion, if encver >= 4 { 4 } else { 2 });
-            for (got, (want, _)) in c.links.iter().zip(&links) {
+            let c = decode(&mut FieldSlice(&fields), encver, SEED).unwrap();
+            assert_eq!(c.links().len(), 2);
+            assert_eq!(c.items(), links[0].0.items + links[1].0.items);
+            assert_eq!(c.seed(), SEED);
+            assert_eq!(c.is_nonscaling(), options & 8 != 0);
+            assert_eq!(c.expansion(), if encver >= 4 { 4 } else { 2 });
+            for (got, (want, _)) in c.links().iter().zip(&links) {
                 assert_eq!(got, want);
                 assert_eq!(got.layout, layout);
             }
@@ -231,8 +201,8 @@ mod tests {
                 .all(|i| c.contains(i.as_bytes())));
             // rsbloom's own encoding keeps the layouts.
             let mut ours = Vec::new();
-            codec::encode(&c, &mut ours);
-            assert_eq!(codec::decode(&mut FieldSlice(&ours)).unwrap(), c);
+            rdb::encode(&c, &mut ours);
+            assert_eq!(rdb::decode(&mut FieldSlice(&ours)).unwrap(), c);
         }
     }
 
@@ -254,57 +224,71 @@ mod tests {
         w.double(bpe);
         w.bytes(&vec![0u8; (bits / 8) as usize]);
         w.unsigned(0);
-        let c = decode_redisbloom(&mut FieldSlice(&w), 0, SEED).unwrap();
-        assert_eq!(c.links[0].bit_count(), bits);
-        assert_eq!(c.links[0].layout, Layout::RedisBloom32);
+        let c = decode(&mut FieldSlice(&w), 0, SEED).unwrap();
+        assert_eq!(c.links()[0].bit_count(), bits);
+        assert_eq!(c.links()[0].layout, Layout::RedisBloom32);
     }
 
     #[test]
     fn corrupt_values_are_refused() {
         let links = [rb_link(Layout::RedisBloom, 100, 0.005, &names("x", 60))];
         let good = rdb(4, 5, 2, &links);
-        assert!(decode_redisbloom(&mut FieldSlice(&good), 4, SEED).is_ok());
+        assert!(decode(&mut FieldSlice(&good), 4, SEED).is_ok());
         for cut in 0..good.len() {
-            assert!(
-                decode_redisbloom(&mut FieldSlice(&good[..cut]), 4, SEED).is_err(),
+            assert_eq!(
+                decode(&mut FieldSlice(&good[..cut]), 4, SEED),
+                Err(DecodeError::Read("truncated")),
                 "cut at {cut}"
             );
         }
-        assert!(decode_redisbloom(&mut FieldSlice(&good), 5, SEED).is_err());
-        assert!(decode_redisbloom(&mut FieldSlice(&good), -1, SEED).is_err());
+        for encver in [5, -1] {
+            assert_eq!(
+                decode(&mut FieldSlice(&good), encver, SEED),
+                Err(DecodeError::UnknownEncoding)
+            );
+        }
         let tamper = |i: usize, f: Field| {
             let mut bad = good.clone();
             bad[i] = f;
-            decode_redisbloom(&mut FieldSlice(&bad), 4, SEED)
+            decode(&mut FieldSlice(&bad), 4, SEED)
         };
         let u = Field::Unsigned;
-        assert!(tamper(0, u(61)).is_err()); // chain size != link sizes
-        assert!(tamper(1, u(0)).is_err()); // no links
-        assert!(tamper(2, u(5 | 16)).is_err()); // unknown option
-        assert!(tamper(3, u(0)).is_err()); // scaling without growth
-        assert!(tamper(3, u(0)).is_err());
-        assert!(tamper(4, u(0)).is_err()); // capacity 0
-        assert!(tamper(5, Field::Double(1.0)).is_err()); // error
-        assert!(tamper(5, Field::Double(0.0)).is_err());
-        assert!(tamper(6, u(9)).is_err()); // hashes != ceil(ln2 * bpe)
-        assert!(tamper(7, Field::Double(f64::NAN)).is_err()); // bpe
-        assert!(tamper(8, u(1160)).is_err()); // bits not whole words
-        assert!(tamper(8, u(2048)).is_err()); // bits != buffer length * 8
-        assert!(tamper(8, u(0)).is_err());
-        assert!(tamper(9, u(64)).is_err()); // n2 > 63
-        assert!(tamper(9, u(10)).is_err()); // 2^10 != 1152 bits
-        assert!(tamper(10, Field::Bytes(vec![0; 143])).is_err()); // short buffer
-        assert!(tamper(10, Field::Bytes(vec![0; 152])).is_err()); // long buffer
-        assert!(tamper(10, u(3)).is_err()); // not a string
-                                            // A power-of-two link of exactly 2^n2 bits loads (its probes are `% 2^n2`).
+        let read = DecodeError::Read;
+        for (at, field, check) in [
+            (0, u(61), DecodeError::ItemSum),
+            (1, u(0), DecodeError::LinkCount),
+            (2, u(5 | 16), DecodeError::UnknownFlags),
+            (3, u(0), DecodeError::Expansion),
+            (4, u(0), DecodeError::Capacity),
+            (5, Field::Double(1.0), DecodeError::ErrorRate),
+            (5, Field::Double(0.0), DecodeError::ErrorRate),
+            (6, u(9), DecodeError::BitsPerEntry),
+            (7, Field::Double(f64::NAN), DecodeError::BitsPerEntry),
+            (8, u(1160), DecodeError::BitCount),
+            (8, u(0), DecodeError::BitCount),
+            // More bits than the array holds: the next field is read as more of it.
+            (8, u(2048), read("expected a string field")),
+            (9, u(64), DecodeError::PowerOfTwo),
+            (9, u(10), DecodeError::PowerOfTwo),
+            (
+                10,
+                Field::Bytes(vec![0; 143]),
+                read("expected a string field"),
+            ),
+            (10, Field::Bytes(vec![0; 152]), DecodeError::LongPiece),
+            (10, u(3), read("expected a string field")),
+        ] {
+            assert_eq!(tamper(at, field.clone()), Err(check), "{at} = {field:?}");
+        }
+        // A power-of-two link of exactly 2^n2 bits loads (its probes are `% 2^n2`).
         let mut pow2 = good.clone();
         pow2[8] = u(1024);
         pow2[9] = u(10);
         pow2[10] = Field::Bytes(vec![0; 128]);
         pow2[11] = u(0);
         pow2[0] = u(0);
-        let c = decode_redisbloom(&mut FieldSlice(&pow2), 4, SEED).unwrap();
-        assert_eq!(c.links[0].bit_count(), 1024);
+        let c = decode(&mut FieldSlice(&pow2), 4, SEED).unwrap();
+        assert_eq!(c.links()[0].bit_count(), 1024);
     }
 
     #[test]
@@ -316,15 +300,15 @@ mod tests {
         let n = links[0].0.items;
         fields[0] = Field::Unsigned(100);
         *fields.last_mut().unwrap() = Field::Unsigned(100);
-        let mut c = decode_redisbloom(&mut FieldSlice(&fields), 4, SEED).unwrap();
+        let mut c = decode(&mut FieldSlice(&fields), 4, SEED).unwrap();
         assert!(n <= 100);
         for i in 0..50 {
             c.add(format!("new{i}").as_bytes(), u64::MAX).unwrap();
         }
-        assert_eq!(c.links.len(), 2);
-        assert_eq!(c.links[1].layout, Layout::Classic);
-        assert_eq!(c.links[1].capacity, 200);
-        assert_eq!(c.links[1].error, 0.0025);
+        assert_eq!(c.links().len(), 2);
+        assert_eq!(c.links()[1].layout, Layout::Native);
+        assert_eq!(c.links()[1].capacity, 200);
+        assert_eq!(c.links()[1].error, 0.0025);
         assert!(its.iter().all(|i| c.contains(i.as_bytes())));
         assert!((0..50).all(|i| c.contains(format!("new{i}").as_bytes())));
     }

@@ -1,21 +1,7 @@
-//! BF.SCANDUMP / BF.LOADCHUNK, migration from RedisBloom's dumps, AOF rewrite, DEBUG
-//! DIGEST-VALUE and COPY.
+//! BF.SCANDUMP and BF.LOADCHUNK: iterators, errors, a copy onto a second server, replication,
+//! and RedisBloom's own SCANDUMP output loaded here.
 
-mod common;
-
-use std::thread::sleep;
-use std::time::{Duration, Instant};
-
-use common::*;
-
-fn madd(con: &mut redis::Connection, key: &str, its: &[String]) -> Vec<Reply> {
-    let mut args = vec!["BF.MADD", key];
-    args.extend(its.iter().map(String::as_str));
-    match run(con, &args) {
-        Reply::Arr(v) => v,
-        other => panic!("BF.MADD {key}: {other:?}"),
-    }
-}
+use super::*;
 
 /// Every SCANDUMP step of `key`: `(iterator returned, data)`, header first, end excluded.
 fn scandump(con: &mut redis::Connection, key: &str) -> Vec<(i64, Vec<u8>)> {
@@ -52,20 +38,6 @@ fn loadchunk(con: &mut redis::Connection, key: &str, it: &str, data: &[u8]) -> R
     run(con, &args)
 }
 
-fn digest(con: &mut redis::Connection, key: &str) -> Reply {
-    run(con, &["DEBUG", "DIGEST-VALUE", key])
-}
-
-/// A scaling filter of several links with `n` items.
-fn multi_link(con: &mut redis::Connection, key: &str, n: usize) -> Vec<String> {
-    assert_eq!(run(con, &["BF.RESERVE", key, "0.01", "100"]), ok());
-    let its = items(&format!("{key}-item-"), n);
-    for chunk in its.chunks(500) {
-        madd(con, key, chunk);
-    }
-    its
-}
-
 #[test]
 fn round_trip_onto_a_second_server() {
     let a = Server::new();
@@ -98,7 +70,7 @@ fn round_trip_onto_a_second_server() {
         run(&mut ca, &["BF.CARD", "f"]),
         run(&mut cb, &["BF.CARD", "f"])
     );
-    assert_eq!(madd(&mut cb, "f", &its), vec![int(0); its.len()]);
+    assert_eq!(madd(&mut cb, "f", &its), arr(vec![int(0); its.len()]));
     // A second dump of the copy is byte for byte the first.
     assert_eq!(scandump(&mut cb, "f"), steps);
     // And it keeps growing like the original.
@@ -145,16 +117,19 @@ fn scandump_and_loadchunk_errors() {
     // SCANDUMP: the key is looked up before the iterator is parsed
     assert_eq!(
         run(&mut c, &["BF.SCANDUMP", "nokey", "0"]),
-        err("ERR not found")
+        err(texts::NOT_FOUND)
     );
     assert_eq!(
         run(&mut c, &["BF.SCANDUMP", "nokey", "x"]),
-        err("ERR not found")
+        err(texts::NOT_FOUND)
     );
-    assert_eq!(run(&mut c, &["BF.SCANDUMP", "str", "x"]), err(WRONGTYPE));
+    assert_eq!(
+        run(&mut c, &["BF.SCANDUMP", "str", "x"]),
+        err(texts::WRONGTYPE)
+    );
     assert_eq!(
         run(&mut c, &["BF.SCANDUMP", "f", "x"]),
-        err("Second argument must be numeric")
+        err(texts::SCANDUMP_BAD_ITERATOR)
     );
     assert_eq!(
         run(&mut c, &["BF.SCANDUMP", "f"]),
@@ -163,11 +138,11 @@ fn scandump_and_loadchunk_errors() {
     // LOADCHUNK: the iterator is parsed first
     assert_eq!(
         run(&mut c, &["BF.LOADCHUNK", "str", "x", "data"]),
-        err("ERR Second argument must be numeric")
+        err(texts::LOADCHUNK_BAD_ITERATOR)
     );
     assert_eq!(
         run(&mut c, &["BF.LOADCHUNK", "str", "1", "data"]),
-        err(WRONGTYPE)
+        err(texts::WRONGTYPE)
     );
     assert_eq!(
         run(&mut c, &["BF.LOADCHUNK", "f", "1"]),
@@ -178,10 +153,10 @@ fn scandump_and_loadchunk_errors() {
     // a chunk for a missing key
     assert_eq!(
         loadchunk(&mut c, "nokey", &steps[1].0.to_string(), &steps[1].1),
-        err("ERR not found")
+        err(texts::NOT_FOUND)
     );
     // bad header lengths and contents
-    let bad = "ERR received bad data";
+    let bad = texts::BAD_DATA;
     for h in [
         &header[..0],
         &header[..19],
@@ -215,17 +190,17 @@ fn scandump_and_loadchunk_errors() {
     );
     assert_eq!(
         loadchunk(&mut c, "f", &len.to_string(), chunk),
-        err("ERR invalid offset - no link found")
+        err(texts::NO_LINK)
     );
     assert_eq!(
         loadchunk(&mut c, "f", "99999999", b"abc"),
-        err("ERR invalid offset - no link found")
+        err(texts::NO_LINK)
     );
     let mut longer = chunk.clone();
     longer.push(0);
     assert_eq!(
         loadchunk(&mut c, "f", &(next + 1).to_string(), &longer),
-        err("ERR invalid chunk - Too big for current filter")
+        err(texts::CHUNK_TOO_BIG)
     );
     // the iterator that was requested instead of the one returned
     assert_eq!(loadchunk(&mut c, "f", "1", chunk), err(bad));
@@ -298,10 +273,7 @@ fn loads_redisbloom_scandump_output() {
             run(&mut crb, &["BF.CARD", key])
         );
     }
-    assert_eq!(
-        run(&mut c, &["BF.ADD", "ns", "one more"]),
-        err("ERR non scaling filter is full")
-    );
+    assert_eq!(run(&mut c, &["BF.ADD", "ns", "one more"]), err(texts::FULL));
     // the migrated filter keeps working: it grows native links and its dump reloads here
     let more = items("after-", 3000);
     madd(&mut c, "rb", &more);
@@ -314,128 +286,4 @@ fn loads_redisbloom_scandump_output() {
         exists_all(&mut c, "rb-again", &its),
         vec![int(1); its.len()]
     );
-}
-
-fn info_field(con: &mut redis::Connection, section: &str, field: &str) -> String {
-    let text = match run(con, &["INFO", section]) {
-        Reply::Bulk(b) => String::from_utf8(b).unwrap(),
-        other => panic!("INFO: {other:?}"),
-    };
-    text.lines()
-        .find_map(|l| l.strip_prefix(&format!("{field}:")))
-        .unwrap_or_else(|| panic!("no {field} in INFO {section}"))
-        .trim()
-        .to_string()
-}
-
-fn wait_for_rewrite(c: &mut redis::Connection) {
-    let deadline = Instant::now() + Duration::from_secs(30);
-    while info_field(c, "persistence", "aof_rewrite_in_progress") != "0"
-        || info_field(c, "persistence", "aof_rewrite_scheduled") != "0"
-    {
-        assert!(Instant::now() < deadline, "AOF rewrite did not finish");
-        sleep(Duration::from_millis(20));
-    }
-}
-
-#[test]
-fn aof_rewrite_rebuilds_the_filters() {
-    let mut s = Server::with_args(
-        &[],
-        &["--appendonly", "yes", "--aof-use-rdb-preamble", "no"],
-    );
-    let mut c = s.conn();
-    let its = multi_link(&mut c, "f", 2000);
-    assert_eq!(
-        run(&mut c, &["BF.RESERVE", "ns", "0.001", "50", "NONSCALING"]),
-        ok()
-    );
-    let ns = items("ns-", 50);
-    madd(&mut c, "ns", &ns);
-    let digests = [digest(&mut c, "f"), digest(&mut c, "ns")];
-    let absent = items("absent-", 3000);
-    let absent_answers = exists_all(&mut c, "f", &absent);
-    // Wait for the startup rewrite, if any, then rewrite.
-    wait_for_rewrite(&mut c);
-    assert!(!run(&mut c, &["BGREWRITEAOF"]).is_err());
-    sleep(Duration::from_millis(50));
-    wait_for_rewrite(&mut c);
-    assert_eq!(
-        info_field(&mut c, "persistence", "aof_last_bgrewrite_status"),
-        "ok"
-    );
-    let base = std::fs::read_dir(s.dir.join("appendonlydir"))
-        .unwrap()
-        .map(|e| e.unwrap().path())
-        .find(|p| p.to_string_lossy().ends_with(".base.aof"))
-        .expect("a base AOF");
-    let text = std::fs::read(&base).unwrap();
-    let count = text.windows(12).filter(|w| w == b"BF.LOADCHUNK").count();
-    assert_eq!(
-        count,
-        (1 + 5) + (1 + 1),
-        "LOADCHUNK commands in the base AOF"
-    );
-    drop(c);
-    s.restart();
-    assert!(
-        s.log().contains("append only file"),
-        "loaded from the AOF:\n{}",
-        s.log()
-    );
-    let mut c = s.conn();
-    assert_eq!([digest(&mut c, "f"), digest(&mut c, "ns")], digests);
-    assert_eq!(exists_all(&mut c, "f", &its), vec![int(1); its.len()]);
-    assert_eq!(exists_all(&mut c, "ns", &ns), vec![int(1); ns.len()]);
-    assert_eq!(exists_all(&mut c, "f", &absent), absent_answers);
-}
-
-/// An item `key` answers 0 for (filters have random seeds, so a fixed name could be a false
-/// positive).
-fn absent_item(con: &mut redis::Connection, key: &str, prefix: &str) -> String {
-    (0..)
-        .map(|i| format!("{prefix} {i}"))
-        .find(|item| run(con, &["BF.EXISTS", key, item]) == int(0))
-        .expect("some item is absent")
-}
-
-#[test]
-fn copy_and_digest() {
-    let s = Server::new();
-    let mut c = s.conn();
-    let its = multi_link(&mut c, "f", 1000);
-    assert_eq!(run(&mut c, &["COPY", "f", "g"]), int(1));
-    assert_eq!(digest(&mut c, "f"), digest(&mut c, "g"));
-    assert_eq!(exists_all(&mut c, "g", &its), vec![int(1); its.len()]);
-    assert_eq!(
-        run(&mut c, &["BF.CARD", "g"]),
-        run(&mut c, &["BF.CARD", "f"])
-    );
-    // The copy is independent of the original.
-    let before = digest(&mut c, "f");
-    let only_in_g = absent_item(&mut c, "g", "only in g");
-    assert_eq!(run(&mut c, &["BF.ADD", "g", &only_in_g]), int(1));
-    assert_ne!(digest(&mut c, "g"), before);
-    assert_eq!(digest(&mut c, "f"), before);
-    assert_eq!(run(&mut c, &["BF.EXISTS", "f", &only_in_g]), int(0));
-    // An existing item changes nothing; a new one changes the digest.
-    assert_eq!(run(&mut c, &["BF.ADD", "f", &its[0]]), int(0));
-    assert_eq!(digest(&mut c, "f"), before);
-    let new_item = absent_item(&mut c, "f", "a new item");
-    assert_eq!(run(&mut c, &["BF.ADD", "f", &new_item]), int(1));
-    assert_ne!(digest(&mut c, "f"), before);
-    // COPY onto an existing key needs REPLACE.
-    assert_eq!(run(&mut c, &["COPY", "f", "g"]), int(0));
-    assert_eq!(run(&mut c, &["COPY", "f", "g", "REPLACE"]), int(1));
-    assert_eq!(digest(&mut c, "f"), digest(&mut c, "g"));
-    // Big filters are freed lazily; DEL still removes them at once.
-    assert_eq!(
-        run(&mut c, &["BF.RESERVE", "big", "0.001", "5000000"]),
-        ok()
-    );
-    assert_eq!(run(&mut c, &["UNLINK", "big"]), int(1));
-    assert_eq!(run(&mut c, &["EXISTS", "big"]), int(0));
-    assert!(info_field(&mut c, "memory", "lazyfree_pending_objects")
-        .parse::<i64>()
-        .is_ok());
 }

@@ -1,8 +1,9 @@
 //! BF.SCANDUMP key iterator, BF.LOADCHUNK key iterator data: the incremental dump and restore
-//! of a filter (format and iterator rules in `core::dump`).
+//! of a filter (format and iterator rules in `core::scandump`).
 
-use super::{Args, Ctx, Slot, FIXED_SEED};
-use crate::core::dump::{self, DumpError, Scan};
+use crate::core::scandump::{self, DumpError, Scan};
+use crate::core::FIXED_SEED;
+use crate::redis::{Args, Ctx, KeyContent};
 use crate::{args, config, errors};
 
 pub fn scandump(ctx: &Ctx, a: &Args) {
@@ -10,7 +11,7 @@ pub fn scandump(ctx: &Ctx, a: &Args) {
         return ctx.reply_wrong_arity();
     }
     // RedisBloom looks the key up before it parses the iterator.
-    let key = ctx.open_key(a, 1, false);
+    let mut key = ctx.open_key(a, 1, false);
     let chain = match key.filter() {
         Ok(chain) => chain,
         Err(text) => return ctx.reply_error(text),
@@ -19,7 +20,7 @@ pub fn scandump(ctx: &Ctx, a: &Args) {
         return ctx.reply_error(errors::SCANDUMP_BAD_ITERATOR);
     };
     ctx.reply_array(2);
-    match dump::scan(chain, iterator) {
+    match scandump::scan(chain, iterator) {
         Scan::Header(header) => {
             ctx.reply_integer(1);
             ctx.reply_bulk(&header);
@@ -43,18 +44,18 @@ pub fn loadchunk(ctx: &Ctx, a: &Args) {
         return ctx.reply_error(errors::LOADCHUNK_BAD_ITERATOR);
     };
     let data = a.get(3);
-    let key = ctx.open_key(a, 1, true);
-    let result = match key.slot() {
-        Slot::Other => return ctx.reply_error(errors::WRONG_TYPE),
-        Slot::Empty if iterator != 1 => return ctx.reply_error(errors::NOT_FOUND),
+    let mut key = ctx.open_key(a, 1, true);
+    let result = match key.content() {
+        KeyContent::Other => return ctx.reply_error(errors::WRONG_TYPE),
+        KeyContent::Empty if iterator != 1 => return ctx.reply_error(errors::NOT_FOUND),
         // A chain from a RedisBloom header gets the fixed seed, so that a replica or an AOF
         // replay of this command grows identical native links later.
-        Slot::Empty => {
-            dump::chain_from_header(data, FIXED_SEED, config::max_filter_bytes()).map(|chain| {
+        KeyContent::Empty => {
+            scandump::chain_from_header(data, FIXED_SEED, config::max_filter_bytes()).map(|chain| {
                 key.create(chain);
             })
         }
-        Slot::Bloom(chain) => dump::load_chunk(chain, iterator, data),
+        KeyContent::Bloom(chain) => scandump::load_chunk(chain, iterator, data),
     };
     match result {
         Err(e) => ctx.reply_error(&dump_error_text(&e)),
@@ -69,7 +70,7 @@ pub fn loadchunk(ctx: &Ctx, a: &Args) {
 /// The reply text of a dump error.
 fn dump_error_text(e: &DumpError) -> String {
     match e {
-        DumpError::BadData => errors::BAD_DATA.to_string(),
+        DumpError::BadData(_) => errors::BAD_DATA.to_string(),
         DumpError::NoLink => errors::NO_LINK.to_string(),
         DumpError::TooBig => errors::CHUNK_TOO_BIG.to_string(),
         DumpError::TooLarge { needed, limit } => errors::too_large(*needed, *limit),

@@ -1,0 +1,325 @@
+//! The thin wrapper over Redis's module API that every command uses: a call's arguments
+//! ([`Args`]), its context ([`Ctx`]: replies, replication, keyspace events, keys), an open key
+//! ([`Key`]) and what it holds ([`KeyContent`]), and the rule that no panic unwinds into Redis
+//! ([`no_unwind`]).
+//!
+//! Why not the `redis-module` crate's `Context` API (`redis_command!`, `Context::reply`,
+//! `RedisKeyWritable`): it costs work on every call that rsbloom's hot paths do not pay.
+//! - `redis_command!` turns argv into a `Vec<RedisString>` (`decode_args`): a heap allocation,
+//!   and a `RedisModule_RetainString` plus a `RedisModule_FreeString` per argument, so a
+//!   BF.MADD of 100 items costs 200 API calls before any filter work. [`Args`] borrows argv.
+//! - `Context::reply` takes a `RedisValue` tree: an array of 100 booleans is a `Vec` built
+//!   before the first byte is written, and every static simple string becomes a `CString`.
+//!   [`Ctx`] writes each element as it is computed.
+//! - `RedisKeyWritable::get_value` hands out `&mut T` from `&self`, so two live mutable
+//!   references to one value are possible in safe code; [`Key`] takes `&mut self`.
+//! - `redis_module!`'s initialisation calls Redis 7.2 APIs; rsbloom's floor is Redis 7.0 (see
+//!   `RedisModule_OnLoad` in lib.rs).
+//!
+//! The crate still provides the raw bindings (`raw`) and the data-type registration.
+
+use std::ffi::{c_int, CStr, CString};
+
+use redis_module::raw;
+
+use crate::core::Chain;
+use crate::datatype::BLOOM_TYPE;
+use crate::errors;
+
+/// Runs `f`, turning a panic into `fallback`: no panic may unwind into Redis's C code, from a
+/// command, a config callback or a data-type callback alike.
+pub fn no_unwind<T>(fallback: T, f: impl FnOnce() -> T) -> T {
+    std::panic::catch_unwind(std::panic::AssertUnwindSafe(f)).unwrap_or(fallback)
+}
+
+/// The bytes of a Redis string.
+///
+/// # Safety
+/// `s` must be a valid string that outlives `'a`.
+pub unsafe fn string_bytes<'a>(s: *const raw::RedisModuleString) -> &'a [u8] {
+    let mut len = 0usize;
+    // SAFETY: `s` is valid (the caller's contract); StringPtrLen only reads it.
+    let ptr = unsafe { raw::RedisModule_StringPtrLen.unwrap()(s, &mut len) };
+    // SAFETY: Redis guarantees `len` readable bytes at `ptr`, alive as long as the string.
+    unsafe { std::slice::from_raw_parts(ptr.cast::<u8>(), len) }
+}
+
+/// The arguments of one command call (`argv[0]` is the command name).
+pub struct Args<'a>(&'a [*mut raw::RedisModuleString]);
+
+impl<'a> Args<'a> {
+    /// Wraps the argv Redis passed to a command.
+    ///
+    /// # Safety
+    /// `argv` must hold `argc` valid strings that live for `'a` (the command call).
+    pub unsafe fn from_raw(argv: *mut *mut raw::RedisModuleString, argc: c_int) -> Self {
+        // SAFETY: the caller's contract.
+        Args(unsafe { std::slice::from_raw_parts(argv, argc as usize) })
+    }
+
+    pub fn len(&self) -> usize {
+        self.0.len()
+    }
+
+    pub fn is_empty(&self) -> bool {
+        self.0.is_empty()
+    }
+
+    /// Argument `i` as bytes.
+    pub fn get(&self, i: usize) -> &'a [u8] {
+        // SAFETY: argv entries are valid strings for the duration of the command call.
+        unsafe { string_bytes(self.0[i]) }
+    }
+
+    /// Every argument as bytes, for the pure parsers.
+    pub fn to_vec(&self) -> Vec<&'a [u8]> {
+        (0..self.len()).map(|i| self.get(i)).collect()
+    }
+
+    fn raw(&self, i: usize) -> *mut raw::RedisModuleString {
+        self.0[i]
+    }
+}
+
+/// One word of a command to replicate.
+pub enum Word<'a> {
+    /// Argument `i` of the running call, passed on without a copy.
+    Arg(usize),
+    /// Text made by the module.
+    Text(&'a str),
+}
+
+/// The calling context: replies, keys, replication and notifications.
+pub struct Ctx(*mut raw::RedisModuleCtx);
+
+impl Ctx {
+    /// Wraps the context Redis passed to a command.
+    ///
+    /// # Safety
+    /// `ctx` must be the live context of the running command, and the `Ctx` must not outlive
+    /// the call.
+    pub unsafe fn from_raw(ctx: *mut raw::RedisModuleCtx) -> Self {
+        Ctx(ctx)
+    }
+
+    pub fn reply_ok(&self) {
+        self.reply_simple_string(c"OK");
+    }
+
+    pub fn reply_error(&self, text: &str) {
+        let text = CString::new(text).unwrap_or_else(|_| c"ERR invalid error text".to_owned());
+        // SAFETY (all reply calls): `self.0` is the live context of the running command.
+        unsafe { raw::RedisModule_ReplyWithError.unwrap()(self.0, text.as_ptr()) };
+    }
+
+    /// A boolean: RESP3 `#t`/`#f`, RESP2 `:1`/`:0`.
+    pub fn reply_bool(&self, b: bool) {
+        // SAFETY: see `reply_error`.
+        unsafe { raw::RedisModule_ReplyWithBool.unwrap()(self.0, c_int::from(b)) };
+    }
+
+    pub fn reply_integer(&self, n: i64) {
+        // SAFETY: see `reply_error`.
+        unsafe { raw::RedisModule_ReplyWithLongLong.unwrap()(self.0, n) };
+    }
+
+    /// A null: RESP2 `$-1`, RESP3 `_`.
+    pub fn reply_null(&self) {
+        // SAFETY: see `reply_error`.
+        unsafe { raw::RedisModule_ReplyWithNull.unwrap()(self.0) };
+    }
+
+    /// A simple (status) string, `+text`.
+    pub fn reply_simple_string(&self, text: &CStr) {
+        // SAFETY: see `reply_error`; `text` is NUL-terminated.
+        unsafe { raw::RedisModule_ReplyWithSimpleString.unwrap()(self.0, text.as_ptr()) };
+    }
+
+    /// A bulk string, binary-safe.
+    pub fn reply_bulk(&self, bytes: &[u8]) {
+        // SAFETY: see `reply_error`; Redis copies `bytes.len()` bytes from a valid slice.
+        unsafe {
+            raw::RedisModule_ReplyWithStringBuffer.unwrap()(
+                self.0,
+                bytes.as_ptr().cast(),
+                bytes.len(),
+            )
+        };
+    }
+
+    /// Starts a map of `pairs` key/value pairs (RESP3 `%`); in RESP2 Redis sends a flat
+    /// array of `2 * pairs` elements instead.
+    pub fn reply_map(&self, pairs: usize) {
+        // SAFETY: see `reply_error`.
+        unsafe { raw::RedisModule_ReplyWithMap.unwrap()(self.0, pairs as _) };
+    }
+
+    /// Whether the client speaks RESP3.
+    pub fn is_resp3(&self) -> bool {
+        // SAFETY: see `reply_error`.
+        let flags = unsafe { raw::RedisModule_GetContextFlags.unwrap()(self.0) };
+        flags & raw::REDISMODULE_CTX_FLAGS_RESP3 as c_int != 0
+    }
+
+    pub fn reply_array(&self, len: usize) {
+        // SAFETY: see `reply_error`.
+        unsafe { raw::RedisModule_ReplyWithArray.unwrap()(self.0, len as _) };
+    }
+
+    /// Starts an array whose length is set later with [`Ctx::set_array_len`].
+    pub fn reply_postponed_array(&self) {
+        // SAFETY: see `reply_error`.
+        unsafe {
+            raw::RedisModule_ReplyWithArray.unwrap()(self.0, raw::REDISMODULE_POSTPONED_LEN as _)
+        };
+    }
+
+    pub fn set_array_len(&self, len: usize) {
+        // SAFETY: see `reply_error`; follows a postponed array.
+        unsafe { raw::RedisModule_ReplySetArrayLength.unwrap()(self.0, len as _) };
+    }
+
+    pub fn reply_wrong_arity(&self) {
+        // SAFETY: see `reply_error`.
+        unsafe { raw::RedisModule_WrongArity.unwrap()(self.0) };
+    }
+
+    /// Replicates the command as it was received.
+    pub fn replicate_verbatim(&self) {
+        // SAFETY: see `reply_error`.
+        unsafe { raw::RedisModule_ReplicateVerbatim.unwrap()(self.0) };
+    }
+
+    /// Replicates `command words...` to replicas and the AOF instead of the call as received.
+    pub fn replicate(&self, command: &CStr, args: &Args, words: &[Word<'_>]) {
+        let mut created = Vec::new();
+        let argv: Vec<*mut raw::RedisModuleString> = words
+            .iter()
+            .map(|w| match w {
+                Word::Arg(i) => args.raw(*i),
+                Word::Text(text) => {
+                    // SAFETY: live context; the string is freed below, after Replicate took
+                    // its own references.
+                    let s = unsafe {
+                        raw::RedisModule_CreateString.unwrap()(
+                            self.0,
+                            text.as_ptr().cast(),
+                            text.len(),
+                        )
+                    };
+                    created.push(s);
+                    s
+                }
+            })
+            .collect();
+        // SAFETY: "v" takes an array of RedisModuleString pointers and its length, all valid
+        // for the call.
+        unsafe {
+            raw::RedisModule_Replicate.unwrap()(
+                self.0,
+                command.as_ptr(),
+                c"v".as_ptr(),
+                argv.as_ptr(),
+                argv.len(),
+            )
+        };
+        for s in created {
+            // SAFETY: each was created above by CreateString and is freed exactly once.
+            unsafe { raw::RedisModule_FreeString.unwrap()(self.0, s) };
+        }
+    }
+
+    /// Emits a keyspace event of class `d` (module) named `event` for the key `args[key]`.
+    pub fn notify(&self, event: &CStr, args: &Args, key: usize) {
+        // SAFETY: see `reply_error`; the key string lives for the whole call.
+        unsafe {
+            raw::RedisModule_NotifyKeyspaceEvent.unwrap()(
+                self.0,
+                raw::REDISMODULE_NOTIFY_MODULE as c_int,
+                event.as_ptr(),
+                args.raw(key),
+            )
+        };
+    }
+
+    /// Opens key `args[i]` for reading or writing.
+    pub fn open_key(&self, args: &Args, i: usize, write: bool) -> Key {
+        let mode = if write {
+            raw::REDISMODULE_READ | raw::REDISMODULE_WRITE
+        } else {
+            raw::REDISMODULE_READ
+        };
+        // SAFETY: live context and key name; the handle is closed in Key's Drop.
+        let ptr = unsafe { raw::RedisModule_OpenKey.unwrap()(self.0, args.raw(i), mode as c_int) };
+        Key(ptr.cast())
+    }
+}
+
+/// What a key holds.
+pub enum KeyContent<'a> {
+    Empty,
+    Bloom(&'a mut Chain),
+    /// A value of another type (a string, a set, another module's).
+    Other,
+}
+
+/// An open key, closed on drop. Every access to its value goes through `&mut self`, so at most
+/// one reference to the value is live at a time.
+pub struct Key(*mut raw::RedisModuleKey);
+
+impl Key {
+    pub fn content(&mut self) -> KeyContent<'_> {
+        // SAFETY: KeyType and ModuleTypeGetType accept the (possibly NULL) handle OpenKey gave.
+        let kind = unsafe { raw::RedisModule_KeyType.unwrap()(self.0) };
+        if kind as isize == raw::REDISMODULE_KEYTYPE_EMPTY {
+            return KeyContent::Empty;
+        }
+        if kind as isize != raw::REDISMODULE_KEYTYPE_MODULE
+            // SAFETY: as above.
+            || unsafe { raw::RedisModule_ModuleTypeGetType.unwrap()(self.0) } != *BLOOM_TYPE.raw_type.borrow()
+        {
+            return KeyContent::Other;
+        }
+        // SAFETY: the key holds our type, whose value is a `Box<Chain>` we created; the key
+        // stays open (and the value alive) for as long as the exclusive borrow of `self`.
+        KeyContent::Bloom(unsafe {
+            &mut *raw::RedisModule_ModuleTypeGetValue.unwrap()(self.0).cast::<Chain>()
+        })
+    }
+
+    /// The filter in this key, or the error to reply when it is missing (`ERR not found`) or
+    /// of another type, for the commands that need an existing filter.
+    pub fn filter(&mut self) -> Result<&mut Chain, &'static str> {
+        match self.content() {
+            KeyContent::Bloom(chain) => Ok(chain),
+            KeyContent::Empty => Err(errors::NOT_FOUND),
+            KeyContent::Other => Err(errors::WRONG_TYPE),
+        }
+    }
+
+    /// Stores a new chain in an empty key opened for writing and returns it.
+    pub fn create(&mut self, chain: Chain) -> &mut Chain {
+        let value = Box::into_raw(Box::new(chain));
+        // SAFETY: the key is open for writing and empty; ownership of `value` passes to Redis,
+        // which frees it through the type's free callback.
+        unsafe {
+            raw::RedisModule_ModuleTypeSetValue.unwrap()(
+                self.0,
+                *BLOOM_TYPE.raw_type.borrow(),
+                value.cast(),
+            )
+        };
+        // SAFETY: `value` is alive while the key is (Redis owns it now), and the exclusive
+        // borrow of `self` keeps any other reference from being made meanwhile.
+        let chain = unsafe { &mut *value };
+        crate::stats::filter_created(chain);
+        chain
+    }
+}
+
+impl Drop for Key {
+    fn drop(&mut self) {
+        // SAFETY: the handle came from OpenKey (NULL is accepted) and is closed once.
+        unsafe { raw::RedisModule_CloseKey.unwrap()(self.0) };
+    }
+}
