@@ -162,19 +162,6 @@ fn myself(con: &mut redis::Connection) -> NodeLine {
         .expect("a myself line")
 }
 
-/// Polls `done` every 100 ms until it holds, or panics after `secs` with `what`.
-fn wait_for(secs: u64, what: &str, mut done: impl FnMut() -> bool) -> Duration {
-    let start = Instant::now();
-    while !done() {
-        assert!(
-            start.elapsed() < Duration::from_secs(secs),
-            "timed out after {secs} s waiting for {what}"
-        );
-        sleep(Duration::from_millis(100));
-    }
-    start.elapsed()
-}
-
 /// A child process (redis-cli) that is killed by pid if the test panics while it runs.
 struct ChildGuard(Child);
 
@@ -223,6 +210,29 @@ struct Cluster {
 }
 
 impl Cluster {
+    /// Polls `done` every 100 ms until it holds and returns how long that took, or fails the
+    /// test after `secs` saying what it waited for, with the end of every node's log.
+    fn wait_for(&self, secs: u64, what: &str, mut done: impl FnMut() -> bool) -> Duration {
+        let start = Instant::now();
+        while !done() {
+            if start.elapsed() > Duration::from_secs(secs) {
+                let logs: Vec<String> = self
+                    .nodes
+                    .iter()
+                    .map(|n| {
+                        let log = n.log();
+                        let tail: Vec<&str> = log.lines().rev().take(30).collect();
+                        let tail: Vec<&str> = tail.into_iter().rev().collect();
+                        format!("--- node {} (pid {}) ---\n{}", n.port, n.pid, tail.join("\n"))
+                    })
+                    .collect();
+                panic!("gave up after {secs} s waiting for {what}\n{}", logs.join("\n"));
+            }
+            sleep(Duration::from_millis(100));
+        }
+        start.elapsed()
+    }
+
     fn start() -> Cluster {
         let nodes: Vec<Server> = (0..6)
             .map(|_| Server::cluster_node(&[], NODE_ARGS))
@@ -249,7 +259,7 @@ impl Cluster {
     /// replicas and every slot on a live primary; every replica's link to its primary is up with
     /// no sync in progress.
     fn wait_healthy(&self, known: usize, replicas: usize, secs: u64) -> Duration {
-        wait_for(secs, "a healthy cluster", || {
+        self.wait_for(secs, "a healthy cluster", || {
             self.nodes.iter().all(|n| {
                 let Ok(client) = redis::Client::open(format!("redis://127.0.0.1:{}/", n.port))
                 else {
@@ -642,11 +652,11 @@ fn cluster_million_items_failover_and_reshard() {
     let t = Instant::now();
     cl.nodes[victim].kill();
     let heir_node = &cl.nodes[heir];
-    let promoted = wait_for(60, "the replica's promotion", || {
+    let promoted = cl.wait_for(60, "the replica's promotion", || {
         myself(&mut heir_node.conn()).has("master")
     });
     let others: Vec<usize> = (0..cl.nodes.len()).filter(|&i| i != victim).collect();
-    wait_for(
+    cl.wait_for(
         60,
         "cluster_state:ok and the old primary marked fail",
         || {
@@ -713,7 +723,7 @@ fn cluster_million_items_failover_and_reshard() {
     let t = Instant::now();
     cl.nodes[victim].revive();
     let back = &cl.nodes[victim];
-    wait_for(60, "the old primary to rejoin as a replica", || {
+    cl.wait_for(60, "the old primary to rejoin as a replica", || {
         let me = myself(&mut back.conn());
         me.has("slave") && me.master == heir_id
     });
@@ -749,7 +759,7 @@ fn cluster_million_items_failover_and_reshard() {
         .collect();
     assert_eq!(moved.len(), RESHARD_SLOTS, "slots now on the target");
     // Every node agrees on the new owner.
-    wait_for(30, "every node to see the new slot owner", || {
+    cl.wait_for(30, "every node to see the new slot owner", || {
         cl.nodes.iter().all(|n| {
             cluster_nodes(&mut n.conn())
                 .iter()

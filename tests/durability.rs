@@ -83,20 +83,15 @@ impl Writers {
         self.lengths().iter().sum()
     }
 
-    fn wait_for(&self, n: usize) {
-        let deadline = Instant::now() + Duration::from_secs(120);
-        while self.count() < n {
+    /// Waits until the writers have `n` acknowledged items between them.
+    fn wait_for(&self, server: &Server, n: usize) {
+        server.wait_for(&format!("{n} acknowledged items"), 120, || {
             assert!(
                 !self.handles.iter().any(JoinHandle::is_finished),
                 "a writer ended early"
             );
-            assert!(
-                Instant::now() < deadline,
-                "only {} acks in 120 s",
-                self.count()
-            );
-            sleep(Duration::from_millis(5));
-        }
+            self.count() >= n
+        });
     }
 
     /// Stops (or, after a kill, collects) the writers: each one's acknowledged items in
@@ -205,12 +200,10 @@ fn missing(con: &mut redis::Connection, acked: &[Ack]) -> usize {
 }
 
 /// Waits until INFO persistence shows `field:0` (a BGSAVE or AOF rewrite finished).
-fn wait_until_zero(con: &mut redis::Connection, field: &str) {
-    let deadline = Instant::now() + Duration::from_secs(60);
-    while info_field(con, "persistence", field) != "0" {
-        assert!(Instant::now() < deadline, "{field} still set after 60 s");
-        sleep(Duration::from_millis(10));
-    }
+fn wait_until_zero(server: &Server, con: &mut redis::Connection, field: &str) {
+    server.wait_for(&format!("{field}:0"), 60, || {
+        info_field(con, "persistence", field) == "0"
+    });
 }
 
 fn card(con: &mut redis::Connection, key: &str) -> i64 {
@@ -225,7 +218,7 @@ fn appendfsync_always_keeps_every_acknowledged_write_across_kill_9() {
     let mut server = Server::with_args(&[], &["--appendonly", "yes", "--appendfsync", "always"]);
     create_filters(&mut server.conn());
     let writers = Writers::start(&server);
-    writers.wait_for(200_000);
+    writers.wait_for(&server, 200_000);
     let at_kill = writers.count();
     server.kill(); // SIGKILL by pid while the writers are still sending
     let (acked, lost) = writers.join();
@@ -265,7 +258,7 @@ fn bgsave_under_writes_holds_every_write_acknowledged_before_it() {
     let mut admin = server.conn();
     create_filters(&mut admin);
     let writers = Writers::start(&server);
-    writers.wait_for(100_000);
+    writers.wait_for(&server, 100_000);
     let before = writers.lengths();
     let Reply::Int(lastsave) = run(&mut admin, &["LASTSAVE"]) else {
         panic!("LASTSAVE")
@@ -274,7 +267,7 @@ fn bgsave_under_writes_holds_every_write_acknowledged_before_it() {
         run(&mut admin, &["BGSAVE"]),
         Reply::Status("Background saving started".into())
     );
-    wait_until_zero(&mut admin, "rdb_bgsave_in_progress");
+    wait_until_zero(&server, &mut admin, "rdb_bgsave_in_progress");
     assert_eq!(
         info_field(&mut admin, "persistence", "rdb_last_bgsave_status"),
         "ok"
@@ -282,7 +275,7 @@ fn bgsave_under_writes_holds_every_write_acknowledged_before_it() {
     assert!(matches!(run(&mut admin, &["LASTSAVE"]), Reply::Int(t) if t >= lastsave));
     // more writes the RDB does not have, then the crash
     let after_save = writers.count();
-    writers.wait_for(after_save + 20_000);
+    writers.wait_for(&server, after_save + 20_000);
     server.kill();
     let (acked, _) = writers.join();
     server.revive();
@@ -347,20 +340,20 @@ fn aof_rewrite_under_writes_then_restart_gives_identical_filters() {
         let mut admin = server.conn();
         create_filters(&mut admin);
         let writers = Writers::start(&server);
-        writers.wait_for(60_000);
+        writers.wait_for(&server, 60_000);
         assert_eq!(
             run(&mut admin, &["BGREWRITEAOF"]),
             Reply::Status("Background append only file rewriting started".into())
         );
-        wait_until_zero(&mut admin, "aof_rewrite_in_progress");
-        wait_until_zero(&mut admin, "aof_rewrite_scheduled");
+        wait_until_zero(&server, &mut admin, "aof_rewrite_in_progress");
+        wait_until_zero(&server, &mut admin, "aof_rewrite_scheduled");
         assert_eq!(
             info_field(&mut admin, "persistence", "aof_last_bgrewrite_status"),
             "ok"
         );
         // more writes, into the AOF after the rewritten base
         let after_rewrite = writers.count();
-        writers.wait_for(after_rewrite + 30_000);
+        writers.wait_for(&server, after_rewrite + 30_000);
         let (acked, _) = writers.join();
         let acked = acked.concat();
         let base = aof_base(&server);

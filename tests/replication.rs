@@ -64,22 +64,8 @@ fn replica_holds_identical_filters_and_refuses_writes() {
     assert_eq!(run(&mut pc, &["BF.RESERVE", "early", "0.001", "500"]), ok());
     madd(&mut pc, "early", &items);
 
-    let port = p.port.to_string();
-    let r = Server::with_args(&[], &["--replicaof", "127.0.0.1", &port]);
+    let r = p.start_replica(&[]);
     let mut rc = r.conn();
-    for _ in 0..100 {
-        let info = String::from_utf8(
-            redis::cmd("INFO")
-                .arg("replication")
-                .query::<Vec<u8>>(&mut rc)
-                .unwrap(),
-        )
-        .unwrap();
-        if info.contains("master_link_status:up") {
-            break;
-        }
-        std::thread::sleep(std::time::Duration::from_millis(100));
-    }
     // Created while the replica is attached: replicated with their seeds.
     assert_eq!(
         run(
@@ -148,4 +134,112 @@ fn aof_replay_rebuilds_the_same_bits() {
     for item in &items {
         assert_eq!(run(&mut c, &["BF.EXISTS", "implicit", item]), int(1));
     }
+}
+
+/// Every file of the server's AOF (Redis 7's multi-part AOF), concatenated.
+fn aof_bytes(s: &Server) -> Vec<u8> {
+    let dir = s.dir.join("appendonlydir");
+    let mut files: Vec<_> = std::fs::read_dir(&dir)
+        .unwrap_or_else(|e| panic!("{}: {e}", dir.display()))
+        .map(|e| e.unwrap().path())
+        .collect();
+    files.sort();
+    files.iter().flat_map(|f| std::fs::read(f).unwrap()).collect()
+}
+
+fn contains(haystack: &[u8], needle: &str) -> bool {
+    haystack
+        .windows(needle.len())
+        .any(|w| w == needle.as_bytes())
+}
+
+/// Adds that stop at a full NONSCALING filter or at the memory limit replicate exactly the items
+/// that were taken: a replica and an AOF load running with `propagation-error-behavior panic`
+/// (which exit on the first command that errors) rebuild the same bits, and no refused item
+/// reaches the AOF.
+#[test]
+fn refused_items_are_not_replicated() {
+    let panic_mode = ["--propagation-error-behavior", "panic"];
+    let mut p = Server::with_args(
+        &[],
+        &[
+            "--appendonly",
+            "yes",
+            "--appendfsync",
+            "always",
+            "--propagation-error-behavior",
+            "panic",
+        ],
+    );
+    let mut r = p.start_replica(&panic_mode);
+    let mut pc = p.conn();
+    // Fixed seeds: the same items fit every run.
+    let reserve = ["BF.RESERVE", "ns", "0.01", "3", "NONSCALING", "SEED", "1"];
+    assert_eq!(run(&mut pc, &reserve), ok());
+    let fill: Vec<String> = (0..6).map(|i| format!("fits-or-refused-{i}")).collect();
+    let Reply::Arr(replies) = madd(&mut pc, "ns", &fill) else {
+        panic!("BF.MADD")
+    };
+    assert_eq!(replies.last(), Some(&err(texts::FULL)), "{replies:?}");
+    let taken = replies.iter().filter(|r| **r == int(1)).count();
+    assert_eq!(taken, 3, "{replies:?}");
+    let refused_item = &fill[replies.len() - 1];
+    let not_reached = &fill[replies.len()..];
+    assert_eq!(
+        run(&mut pc, &["BF.INSERT", "ns", "ITEMS", "refused-by-insert"]),
+        arr(vec![err(texts::FULL)])
+    );
+    assert_eq!(
+        run(&mut pc, &["BF.ADD", "ns", "refused-by-add"]),
+        err(texts::FULL)
+    );
+    // The memory limit: a scaling filter that may not grow. Refused items do not stop the
+    // command, so taken and refused items interleave.
+    let reserve = ["BF.RESERVE", "g", "0.01", "100", "SEED", "2"];
+    assert_eq!(run(&mut pc, &reserve), ok());
+    // The limit counts bit arrays: exactly the first link's.
+    let one_link = debug_lines(&mut pc, "g")[1]
+        .split(' ')
+        .find_map(|f| f.strip_prefix("bytes:"))
+        .expect("a bytes: field")
+        .to_string();
+    let set = ["CONFIG", "SET", "bf.max-filter-bytes", &one_link];
+    assert_eq!(run(&mut pc, &set), ok());
+    let grow: Vec<String> = (0..160).map(|i| format!("limit-{i}")).collect();
+    let Reply::Arr(replies) = madd(&mut pc, "g", &grow) else {
+        panic!("BF.MADD")
+    };
+    let refused: Vec<&String> = grow
+        .iter()
+        .zip(&replies)
+        .filter(|(_, r)| r.is_err())
+        .map(|(item, _)| item)
+        .collect();
+    assert!(refused.len() > 40, "{replies:?}");
+    assert_eq!(replies.len(), grow.len(), "the memory limit stops no command");
+
+    assert_eq!(run(&mut pc, &["WAIT", "1", "10000"]), int(1));
+    let mut rc = r.conn();
+    for key in ["ns", "g"] {
+        assert_eq!(digest(&mut pc, key), digest(&mut rc, key), "{key}");
+    }
+    assert!(r.alive(), "the replica exited:\n{}", r.log());
+    assert!(!r.log().contains("CRITICAL"), "{}", r.log());
+    let aof = aof_bytes(&p);
+    assert!(contains(&aof, "fits-or-refused-0"), "the AOF holds the taken items");
+    for item in [refused_item.as_str(), "refused-by-insert", "refused-by-add"]
+        .into_iter()
+        .chain(not_reached.iter().map(String::as_str))
+        .chain(refused.iter().map(|s| s.as_str()))
+    {
+        assert!(!contains(&aof, item), "{item} reached the AOF");
+    }
+    // An AOF load in panic mode replays every command without an error.
+    let digests = [digest(&mut pc, "ns"), digest(&mut pc, "g")];
+    drop((pc, rc));
+    r.kill();
+    p.restart();
+    let mut pc = p.conn();
+    assert_eq!([digest(&mut pc, "ns"), digest(&mut pc, "g")], digests);
+    assert!(!p.log().contains("CRITICAL"), "{}", p.log());
 }

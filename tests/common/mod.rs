@@ -17,22 +17,45 @@ use std::time::{Duration, Instant, SystemTime, UNIX_EPOCH};
 
 use redis::{ConnectionLike, RedisError, Value};
 
-/// The module under test: the `librsbloom.so` that cargo built with this test binary, in the
-/// same profile directory (`target/<profile>/`, the parent of `deps/` where the test binary
-/// lives): `cargo test` builds the library's cdylib with the tests, so a test never loads a
-/// stale build of another profile. `$RSBLOOM_TEST_MODULE` overrides it (only for checking the
-/// harness and the expected replies against RedisBloom itself).
+/// The module under test: `librsbloom.so` of this test binary's own profile
+/// (`target/<profile>/`, the parent of the `deps/` the test binary runs from). `cargo test`
+/// builds only the library's rlib, not its cdylib, so the first call runs `cargo build --lib`
+/// for that profile (a no-op when `make test` built it already): a test never loads a stale
+/// module or one of another profile. `$RSBLOOM_TEST_MODULE` overrides it (only for checking
+/// the harness and the expected replies against RedisBloom itself).
 pub fn module_path() -> String {
-    if let Ok(p) = std::env::var("RSBLOOM_TEST_MODULE") {
-        if !p.is_empty() {
-            return p;
-        }
-    }
+    static MODULE: std::sync::OnceLock<String> = std::sync::OnceLock::new();
+    MODULE
+        .get_or_init(|| match std::env::var("RSBLOOM_TEST_MODULE") {
+            Ok(p) if !p.is_empty() => p,
+            _ => build_module(),
+        })
+        .clone()
+}
+
+/// Builds the cdylib of the test binary's profile and returns its path.
+fn build_module() -> String {
     let exe = std::env::current_exe().expect("the test binary's path");
     let profile_dir = exe
         .parent()
         .and_then(Path::parent)
         .expect("a test binary in target/<profile>/deps");
+    let target_dir = profile_dir.parent().expect("target/<profile>");
+    let profile = profile_dir.file_name().unwrap().to_string_lossy();
+    // The dev profile builds into target/debug.
+    let profile = if profile == "debug" { "dev" } else { &profile };
+    let cargo = std::env::var("CARGO").unwrap_or_else(|_| "cargo".into());
+    let out = Command::new(&cargo)
+        .args(["build", "--lib", "--profile", profile, "--target-dir"])
+        .arg(target_dir)
+        .current_dir(env!("CARGO_MANIFEST_DIR"))
+        .output()
+        .unwrap_or_else(|e| panic!("run {cargo} build: {e}"));
+    assert!(
+        out.status.success(),
+        "cargo build --lib --profile {profile} failed:\n{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
     profile_dir.join("librsbloom.so").display().to_string()
 }
 
@@ -477,6 +500,21 @@ impl Server {
             }
             Started::Refused(_) => RdbStart::RefusedThenHung,
         }
+    }
+
+    /// A new server (with `config_args`) replicating `self`, returned once its link is up.
+    pub fn start_replica(&self, config_args: &[&str]) -> Server {
+        let port = self.port.to_string();
+        let mut args = vec!["--replicaof", "127.0.0.1", &port];
+        args.extend(config_args);
+        let replica = Server::with_args(&[], &args);
+        let mut c = replica.conn();
+        replica.wait_for(
+            &format!("the replication link to 127.0.0.1:{port} to be up"),
+            60,
+            || info_value(&mut c, "replication", "master_link_status").as_deref() == Some("up"),
+        );
+        replica
     }
 
     /// Polls `done` every 10 ms for at most `secs` seconds; when it gives up, fails the test
