@@ -2,6 +2,7 @@
 #
 #   make run     build the module and start redis-server with it (foreground)
 #   make test    install deps, build, run the whole test suite
+#   make check   cargo fmt --check, clippy with -D warnings, the unit tests (CI runs it first)
 #   make test-cluster   Redis Cluster tests (tests/cluster.rs: 6 nodes, failover, resharding)
 #   make test-big       the >2^32-bit filter (tests/big.rs); skipped, saying why, without the memory
 #   make bench   rsbloom against RedisBloom 2.8.2 (bench/bench.py); writes bench/RESULTS.md
@@ -21,7 +22,7 @@ APT_PKGS    := libclang-dev clang redis-server redis-tools
 # sudo only when we are not root (and only if sudo exists).
 SUDO := $(shell [ "$$(id -u)" = 0 ] || { command -v sudo >/dev/null 2>&1 && echo sudo; })
 
-.PHONY: all deps build run test pytest test-py fmt clippy clean
+.PHONY: all deps build run check test pytest test-py fmt clippy clean
 
 all: build
 
@@ -58,13 +59,24 @@ run: build
 	  --save 60 1000 --appendonly no \
 	  --enable-debug-command local
 
-# The integration tests load target/release/librsbloom.so and spawn their own redis-server.
-# tests/cluster.rs and tests/big.rs run once each, in their own targets below (one test at a
-# time, figures printed). The main run names every other test target (--lib, plus one --test
-# per tests/*.rs): a plain `cargo test` cannot leave a target out short of `test = false` in
-# Cargo.toml, and `--skip` filters by test name in every binary, not by file.
+# The habits CI enforces, before any test: formatting, clippy (the [lints] of Cargo.toml with
+# -D warnings) and the core's unit tests.
+check: deps
+	$(CARGO) fmt --all -- --check
+	$(CARGO) clippy --all-targets -- -D warnings
+	$(CARGO) test --release --lib
+
+# The integration tests load the librsbloom.so of their own profile (the harness builds it when
+# it is missing or stale) and spawn their own server ($$RSBLOOM_TEST_SERVER, default Debian's
+# redis-server). tests/cluster.rs and tests/big.rs run once each, in their own targets below
+# (one test at a time, figures printed). The main run names every other test target (--lib,
+# plus one --test per tests/*.rs and tests/*/main.rs): a plain `cargo test` cannot leave a
+# target out short of `test = false` in Cargo.toml, and `--skip` filters by test name in every
+# binary, not by file.
 SCALE_TESTS := cluster big
-MAIN_TESTS  := $(filter-out $(SCALE_TESTS),$(basename $(notdir $(wildcard tests/*.rs))))
+ALL_TESTS   := $(basename $(notdir $(wildcard tests/*.rs))) \
+               $(notdir $(patsubst %/main.rs,%,$(wildcard tests/*/main.rs)))
+MAIN_TESTS  := $(filter-out $(SCALE_TESTS),$(ALL_TESTS))
 
 test: deps
 	$(CARGO) build --release

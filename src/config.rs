@@ -10,7 +10,8 @@ use redis_module::raw;
 
 use crate::args;
 use crate::core::{FilterSpec, Growth};
-use crate::redis::{no_unwind, string_bytes};
+use crate::redis::string_bytes;
+use crate::unwind::no_unwind;
 
 /// Default per-filter limit: 2 GiB, room for a billion URLs at 1% (about 1.4 GB) while one
 /// command cannot take the server down.

@@ -11,7 +11,7 @@ use redis_module::raw;
 use crate::core::decode::{FieldReader, FieldWriter};
 use crate::core::{rdb, redisbloom_rdb, scandump};
 use crate::core::{Chain, DecodeError, FIXED_SEED};
-use crate::redis::no_unwind;
+use crate::unwind::no_unwind;
 
 /// The data type, named as RedisBloom names it so that TYPE answers the same.
 pub static BLOOM_TYPE: RedisType = RedisType::new(

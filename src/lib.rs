@@ -16,6 +16,7 @@ pub mod datatype;
 pub mod errors;
 pub mod redis;
 pub mod stats;
+pub mod unwind;
 
 use std::ffi::c_int;
 

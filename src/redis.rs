@@ -1,7 +1,6 @@
 //! The thin wrapper over Redis's module API that every command uses: a call's arguments
 //! ([`Args`]), its context ([`Ctx`]: replies, replication, keyspace events, keys), an open key
-//! ([`Key`]) and what it holds ([`KeyContent`]), and the rule that no panic unwinds into Redis
-//! ([`no_unwind`]).
+//! ([`Key`]) and what it holds ([`KeyContent`]).
 //!
 //! Why not the `redis-module` crate's `Context` API (`redis_command!`, `Context::reply`,
 //! `RedisKeyWritable`): it costs work on every call that rsbloom's hot paths do not pay.
@@ -25,12 +24,6 @@ use redis_module::raw;
 use crate::core::Chain;
 use crate::datatype::BLOOM_TYPE;
 use crate::errors;
-
-/// Runs `f`, turning a panic into `fallback`: no panic may unwind into Redis's C code, from a
-/// command, a config callback or a data-type callback alike.
-pub fn no_unwind<T>(fallback: T, f: impl FnOnce() -> T) -> T {
-    std::panic::catch_unwind(std::panic::AssertUnwindSafe(f)).unwrap_or(fallback)
-}
 
 /// The bytes of a Redis string.
 ///
@@ -108,7 +101,7 @@ impl Ctx {
 
     pub fn reply_error(&self, text: &str) {
         let text = CString::new(text).unwrap_or_else(|_| c"ERR invalid error text".to_owned());
-        // SAFETY (all reply calls): `self.0` is the live context of the running command.
+        // SAFETY: `self.0` is the live context of the running command (so for every reply).
         unsafe { raw::RedisModule_ReplyWithError.unwrap()(self.0, text.as_ptr()) };
     }
 

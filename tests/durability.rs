@@ -12,8 +12,7 @@ mod common;
 use std::collections::BTreeMap;
 use std::sync::atomic::{AtomicBool, Ordering};
 use std::sync::{Arc, Mutex};
-use std::thread::{self, sleep, JoinHandle};
-use std::time::{Duration, Instant};
+use std::thread::{self, JoinHandle};
 
 use common::*;
 use redis::ConnectionLike;

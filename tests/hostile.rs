@@ -297,8 +297,22 @@ fn hostile_cases() -> Cases {
         list: Vec::new(),
         keys: 0,
     };
+    // Per command family, as the files of src/commands/ are.
+    reserve_number_cases(&mut c);
+    reserve_option_cases(&mut c);
+    insert_number_cases(&mut c);
+    insert_option_cases(&mut c);
+    item_cases(&mut c);
+    scandump_number_cases(&mut c);
+    info_number_cases(&mut c);
+    info_option_cases(&mut c);
+    arity_cases(&mut c);
+    wrongtype_cases(&mut c);
+    c
+}
 
-    // --- numbers in every numeric position
+/// BF.RESERVE with each hostile number in each numeric position.
+fn reserve_number_cases(c: &mut Cases) {
     for &(v, i, d) in NUMBERS {
         let k = c.key();
         c.push(
@@ -357,6 +371,12 @@ fn hostile_cases() -> Cases {
             ]),
             err(texts::NONSCALING_EXPANSION),
         );
+    }
+}
+
+/// BF.INSERT with each hostile number as each option's value, and where an option name is expected.
+fn insert_number_cases(c: &mut Cases) {
+    for &(v, i, d) in NUMBERS {
         let k = c.key();
         c.push(
             cmd(&[b"BF.INSERT", k.as_bytes(), b"CAPACITY", v, b"ITEMS", b"a"]),
@@ -414,6 +434,12 @@ fn hostile_cases() -> Cases {
             cmd(&[b"BF.INSERT", k.as_bytes(), v, b"ITEMS", b"a"]),
             expect,
         );
+    }
+}
+
+/// BF.SCANDUMP and BF.LOADCHUNK with each hostile number as the iterator and as the data.
+fn scandump_number_cases(c: &mut Cases) {
+    for &(v, i, _) in NUMBERS {
         // iterators
         c.push(cmd(&[b"BF.SCANDUMP", b"missing", v]), err(texts::NOT_FOUND));
         if i == I::Bad {
@@ -457,13 +483,22 @@ fn hostile_cases() -> Cases {
             cmd(&[b"BF.LOADCHUNK", b"missing", b"1", v]),
             err(texts::BAD_DATA),
         );
+    }
+}
+
+/// BF.INFO with each hostile number as the field.
+fn info_number_cases(c: &mut Cases) {
+    for &(v, _, _) in NUMBERS {
         c.push(
             cmd(&[b"BF.INFO", SENTINEL.as_bytes(), v]),
             err(texts::INVALID_INFO_VALUE),
         );
         c.push(cmd(&[b"BF.INFO", b"missing", v]), err(texts::NOT_FOUND));
     }
+}
 
+/// Hostile items through BF.ADD, BF.MADD, BF.INSERT, BF.EXISTS and BF.MEXISTS.
+fn item_cases(c: &mut Cases) {
     // --- hostile items: each is added (1: new), found (1), and a variant of it is not (0)
     for (n, item) in hostile_items().iter().enumerate() {
         let mut other = item.clone();
@@ -510,7 +545,10 @@ fn hostile_cases() -> Cases {
             |r| matches!(r, Reply::Arr(v) if v.len() == 2 && v[0] == Reply::Int(1)),
         );
     }
+}
 
+/// Too few and too many arguments, per command (and the command name in odd case).
+fn arity_cases(c: &mut Cases) {
     // --- arity: too few and too many, per command (and the command name in odd case)
     let commands: &[(&str, &[&str], usize, bool)] = &[
         // (command, a valid call, how many of its arguments are required, whether more
@@ -610,7 +648,10 @@ fn hostile_cases() -> Cases {
         cmd(&[b"BF.INSERT", b"k", b"CAPACITY", b"ITEMS"]),
         err(texts::INSERT_BAD_CAPACITY),
     );
+}
 
+/// BF.RESERVE's options: spelling, repetition, order, unknown trailing arguments, SEED.
+fn reserve_option_cases(c: &mut Cases) {
     // --- option spelling, repetition and order (each followed by a check of what it did)
     for (exp, nonscaling) in [
         ("EXPANSION", "NONSCALING"),
@@ -763,6 +804,10 @@ fn hostile_cases() -> Cases {
         cmd(&[b"BF.RESERVE", k.as_bytes(), b"0.01", b"100", b"SEED"]),
         err(texts::BAD_SEED),
     );
+}
+
+/// BF.INSERT's options by their first letters, in any case, repeated, in any order.
+fn insert_option_cases(c: &mut Cases) {
     // BF.INSERT: options by their first letters, in any case, repeated, in any order
     for (opts, cap, expansion) in [
         (&[&b"capacity"[..], b"7"][..], 7, Some(2)),
@@ -807,6 +852,10 @@ fn hostile_cases() -> Cases {
             ints(&[0]),
         );
     }
+}
+
+/// BF.INFO's field names in any case.
+fn info_option_cases(c: &mut Cases) {
     // BF.INFO fields in any case
     for (field, want) in [
         ("capacity", int(1000)),
@@ -834,7 +883,10 @@ fn hostile_cases() -> Cases {
             err(texts::INVALID_INFO_VALUE),
         );
     }
+}
 
+/// Every command against the sentinel string, and a second RESERVE of the sentinel filter.
+fn wrongtype_cases(c: &mut Cases) {
     // --- every command against the sentinel string: WRONGTYPE, and the string survives
     let s = SENTINEL_STR.as_bytes();
     for args in [
@@ -860,7 +912,6 @@ fn hostile_cases() -> Cases {
         cmd(&[b"BF.RESERVE", SENTINEL.as_bytes(), b"0.01", b"100"]),
         err(texts::ITEM_EXISTS),
     );
-    c
 }
 
 #[test]

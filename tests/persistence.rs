@@ -48,9 +48,20 @@ fn write_fixture(c: &mut redis::Connection) -> Fixture {
     );
     assert!(exists_all(c, "p", &its).iter().all(|r| *r == int(1)));
 
-    // a full NONSCALING filter (tiny error rate: none of the 100 items is a false positive)
+    // a full NONSCALING filter; a fixed seed, so that exactly these 100 items fit
     assert_eq!(
-        run(c, &["BF.RESERVE", "ns", "0.000001", "100", "NONSCALING"]),
+        run(
+            c,
+            &[
+                "BF.RESERVE",
+                "ns",
+                "0.000001",
+                "100",
+                "NONSCALING",
+                "SEED",
+                "1"
+            ]
+        ),
         ok()
     );
     let ns_items = items("ns-", 100);
@@ -314,7 +325,9 @@ fn copy_and_digest() {
     // A big filter's free effort is over Redis's lazyfree threshold: UNLINK hands it to the
     // background thread (lazyfreed_objects counts it once freed); a small one is freed at once.
     let lazyfreed = |c: &mut redis::Connection| -> i64 {
-        info_field(c, "memory", "lazyfreed_objects").parse().unwrap()
+        info_field(c, "memory", "lazyfreed_objects")
+            .parse()
+            .unwrap()
     };
     let before = lazyfreed(&mut c);
     assert_eq!(run(&mut c, &["UNLINK", "g"]), int(1));

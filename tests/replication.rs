@@ -144,7 +144,10 @@ fn aof_bytes(s: &Server) -> Vec<u8> {
         .map(|e| e.unwrap().path())
         .collect();
     files.sort();
-    files.iter().flat_map(|f| std::fs::read(f).unwrap()).collect()
+    files
+        .iter()
+        .flat_map(|f| std::fs::read(f).unwrap())
+        .collect()
 }
 
 fn contains(haystack: &[u8], needle: &str) -> bool {
@@ -216,7 +219,11 @@ fn refused_items_are_not_replicated() {
         .map(|(item, _)| item)
         .collect();
     assert!(refused.len() > 40, "{replies:?}");
-    assert_eq!(replies.len(), grow.len(), "the memory limit stops no command");
+    assert_eq!(
+        replies.len(),
+        grow.len(),
+        "the memory limit stops no command"
+    );
 
     assert_eq!(run(&mut pc, &["WAIT", "1", "10000"]), int(1));
     let mut rc = r.conn();
@@ -226,7 +233,10 @@ fn refused_items_are_not_replicated() {
     assert!(r.alive(), "the replica exited:\n{}", r.log());
     assert!(!r.log().contains("CRITICAL"), "{}", r.log());
     let aof = aof_bytes(&p);
-    assert!(contains(&aof, "fits-or-refused-0"), "the AOF holds the taken items");
+    assert!(
+        contains(&aof, "fits-or-refused-0"),
+        "the AOF holds the taken items"
+    );
     for item in [refused_item.as_str(), "refused-by-insert", "refused-by-add"]
         .into_iter()
         .chain(not_reached.iter().map(String::as_str))

@@ -7,7 +7,8 @@ use std::ffi::{c_int, CStr, CString};
 use redis_module::raw;
 
 use super::{add, debug, exists, info, reserve, scandump};
-use crate::redis::{no_unwind, Args, Ctx};
+use crate::redis::{Args, Ctx};
+use crate::unwind::no_unwind;
 
 type Handler = fn(&Ctx, &Args);
 
