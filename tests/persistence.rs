@@ -358,3 +358,81 @@ fn absent_item(con: &mut redis::Connection, key: &str, prefix: &str) -> String {
         .find(|item| run(con, &["BF.EXISTS", key, item]) == int(0))
         .expect("some item is absent")
 }
+
+/// One per-link limit for creation and load: with `bf.max-filter-bytes` raised past the largest
+/// link (2^40 bits, 128 GiB), a filter that would need a bigger link is refused at creation
+/// (it used to be created and then refused by RDB load, LOADCHUNK and AOF replay); and the
+/// largest filter a per-filter limit allows survives a reload.
+#[test]
+fn the_largest_filter_the_limits_allow_survives_a_reload() {
+    let mut s = Server::new();
+    let mut c = s.conn();
+    let set_limit = |c: &mut redis::Connection, bytes: u64| {
+        let bytes = bytes.to_string();
+        assert_eq!(
+            run(c, &["CONFIG", "SET", "bf.max-filter-bytes", &bytes]),
+            ok()
+        );
+    };
+    set_limit(&mut c, 1 << 40);
+    let refused = run(
+        &mut c,
+        &["BF.RESERVE", "huge", "0.01", "200000000000", "NONSCALING"],
+    );
+    assert!(
+        refused
+            .err_text()
+            .starts_with("ERR filter would need a link of "),
+        "{refused:?}"
+    );
+    assert_eq!(run(&mut c, &["EXISTS", "huge"]), int(0));
+
+    // The largest NONSCALING capacity at 1% under a 16 MiB limit, found by bisection.
+    let limit = 16u64 << 20;
+    set_limit(&mut c, limit);
+    let fits = |c: &mut redis::Connection, capacity: u64| {
+        let capacity = capacity.to_string();
+        let reply = run(c, &["BF.RESERVE", "probe", "0.01", &capacity, "NONSCALING"]);
+        run(c, &["DEL", "probe"]);
+        reply == ok()
+    };
+    let (mut lo, mut hi) = (1u64, 1u64 << 30);
+    while lo + 1 < hi {
+        let mid = lo + (hi - lo) / 2;
+        if fits(&mut c, mid) {
+            lo = mid;
+        } else {
+            hi = mid;
+        }
+    }
+    let capacity = lo.to_string();
+    let reserve = ["BF.RESERVE", "largest", "0.01", &capacity, "NONSCALING"];
+    assert_eq!(run(&mut c, &reserve), ok());
+    let bytes: u64 = debug_lines(&mut c, "largest")[1]
+        .split(' ')
+        .find_map(|f| f.strip_prefix("bytes:"))
+        .and_then(|b| b.parse().ok())
+        .expect("bytes:");
+    assert!(bytes <= limit && bytes > limit - 64, "{bytes} of {limit}");
+    let its = items("largest-", 10_000);
+    for chunk in its.chunks(1000) {
+        madd(&mut c, "largest", chunk);
+    }
+    let before = (
+        digest(&mut c, "largest"),
+        run(&mut c, &["BF.INFO", "largest"]),
+    );
+    assert_eq!(run(&mut c, &["DEBUG", "RELOAD"]), ok());
+    assert_eq!(
+        (
+            digest(&mut c, "largest"),
+            run(&mut c, &["BF.INFO", "largest"])
+        ),
+        before
+    );
+    drop(c);
+    s.restart();
+    let mut c = s.conn();
+    assert_eq!(digest(&mut c, "largest"), before.0);
+    assert_eq!(exists_all(&mut c, "largest", &its), vec![int(1); its.len()]);
+}
