@@ -374,9 +374,12 @@ impl Server {
         self.dir.join(format!("redis-{}.log", self.starts))
     }
 
-    /// Contents of the current server log (stdout + stderr).
+    /// Contents of the current server log (stdout + stderr), lossily decoded: a log may hold
+    /// binary key names that Redis printed while checking a corrupt RDB.
     pub fn log(&self) -> String {
-        fs::read_to_string(self.log_path()).unwrap_or_default()
+        fs::read(self.log_path())
+            .map(|b| String::from_utf8_lossy(&b).into_owned())
+            .unwrap_or_default()
     }
 
     /// Starts the process (without waiting for it) with the harness's settings, then the module
@@ -384,9 +387,18 @@ impl Server {
     fn spawn(&mut self) {
         self.starts += 1;
         let log_path = self.log_path();
-        let log = File::create(&log_path).expect("create log file");
+        // The server's own log (--logfile, which it opens for appending) and anything it prints
+        // to stdout or stderr share one file: a server that refuses its RDB exits through
+        // redis-check-rdb, whose report only reaches a log file.
+        let log = fs::OpenOptions::new()
+            .create(true)
+            .append(true)
+            .open(&log_path)
+            .expect("create log file");
         let mut cmd = Command::new(server_binary());
-        cmd.arg("--port")
+        cmd.arg("--logfile")
+            .arg(&log_path)
+            .arg("--port")
             .arg(self.port.to_string())
             .arg("--bind")
             .arg("127.0.0.1")
@@ -532,15 +544,26 @@ impl Server {
         }
     }
 
+    /// Whether the server answers PING within a second, over a raw socket: the client crate
+    /// sends its own setup commands on connect and waits for their replies without a timeout,
+    /// which never come from a server stuck in its RDB check.
     fn ping(&self) -> bool {
-        let Ok(client) = redis::Client::open(self.url(false)) else {
+        use std::io::{Read, Write};
+        let addr = std::net::SocketAddr::from(([127, 0, 0, 1], self.port));
+        let Ok(mut stream) =
+            std::net::TcpStream::connect_timeout(&addr, Duration::from_millis(500))
+        else {
             return false;
         };
-        let Ok(mut con) = client.get_connection_with_timeout(Duration::from_millis(500)) else {
+        let timeout = Some(Duration::from_secs(1));
+        if stream.set_read_timeout(timeout).is_err()
+            || stream.set_write_timeout(timeout).is_err()
+            || stream.write_all(b"PING\r\n").is_err()
+        {
             return false;
-        };
-        let _ = con.set_read_timeout(Some(Duration::from_secs(2)));
-        matches!(redis::cmd("PING").query::<String>(&mut con), Ok(ref s) if s == "PONG")
+        }
+        let mut reply = [0u8; 7];
+        stream.read_exact(&mut reply).is_ok() && &reply == b"+PONG\r\n"
     }
 
     fn url(&self, resp3: bool) -> String {
