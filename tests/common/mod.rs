@@ -7,7 +7,7 @@
 //!   logged ([`Server::wait_for`]).
 #![allow(dead_code)]
 
-use std::fs::{self, File};
+use std::fs;
 use std::net::TcpListener;
 use std::path::{Path, PathBuf};
 use std::process::{Child, Command, Stdio};
