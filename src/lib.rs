@@ -9,6 +9,7 @@ compile_error!("rsbloom stores bit arrays as little-endian words and needs a lit
 
 mod alloc;
 pub mod args;
+pub mod capabilities;
 pub mod commands;
 pub mod config;
 pub mod core;
@@ -68,14 +69,18 @@ pub unsafe extern "C" fn RedisModule_OnLoad(
         context.log_warning(&format!("rsbloom: {e}"));
         return ERR;
     }
-    // SAFETY: live context; lets rdb_load see read errors instead of Redis exiting mid-load.
-    unsafe {
-        raw::RedisModule_SetModuleOptions.unwrap()(
-            ctx,
-            raw::REDISMODULE_OPTIONS_HANDLE_IO_ERRORS as c_int,
-        )
-    };
-    if let Err(e) = commands::table::register(ctx) {
+    let caps = capabilities::detect(ctx);
+    // SAFETY: live context; the options are the ones this server has (see Capabilities).
+    unsafe { raw::RedisModule_SetModuleOptions.unwrap()(ctx, caps.module_options()) };
+    if caps.bloom_category {
+        // SAFETY: live context in OnLoad, where categories must be added; NUL-terminated name.
+        let status = unsafe { raw::RedisModule_AddACLCategory.unwrap()(ctx, c"bloom".as_ptr()) };
+        if status != raw::Status::Ok as c_int {
+            context.log_warning("rsbloom: could not add the ACL category 'bloom'");
+            return ERR;
+        }
+    }
+    if let Err(e) = commands::table::register(ctx, &caps) {
         context.log_warning(&format!("rsbloom: {e}"));
         return ERR;
     }
@@ -88,9 +93,15 @@ pub unsafe extern "C" fn RedisModule_OnLoad(
         context.log_warning(&format!("rsbloom: {e}"));
         return ERR;
     }
+    let yes_no = |b: bool| if b { "yes" } else { "no" };
     context.log_notice(&format!(
-        "rsbloom {} loaded as module 'bf' {MODULE_VERSION}: bf.error-rate {} bf.initial-size {} bf.expansion {} bf.max-filter-bytes {}",
+        "rsbloom {} loaded as module 'bf' {MODULE_VERSION} on {} {}: ACL categories {} (@bloom {}), atomic slot migration {}; bf.error-rate {} bf.initial-size {} bf.expansion {} bf.max-filter-bytes {}",
         env!("CARGO_PKG_VERSION"),
+        caps.server,
+        caps.version,
+        yes_no(caps.acl_categories),
+        yes_no(caps.bloom_category),
+        yes_no(caps.atomic_slot_migration),
         config::error_rate(),
         config::initial_size(),
         config::expansion(),

@@ -7,6 +7,7 @@ use std::ffi::{c_int, CStr, CString};
 use redis_module::raw;
 
 use super::{add, debug, exists, info, reserve, scandump};
+use crate::capabilities::Capabilities;
 use crate::redis::{Args, Ctx};
 use crate::unwind::no_unwind;
 
@@ -65,6 +66,33 @@ struct Info {
     complexity: &'static CStr,
 }
 
+/// Gives a created command its ACL categories, where the server has the API.
+fn set_acl_categories(
+    ctx: *mut raw::RedisModuleCtx,
+    name: &CStr,
+    categories: &str,
+) -> Result<(), String> {
+    // SAFETY: OnLoad's live context, and the name of a command this module just created.
+    let command = unsafe { raw::RedisModule_GetCommand.unwrap()(ctx, name.as_ptr()) };
+    let categories_c = CString::new(categories).map_err(|e| e.to_string())?;
+    // SAFETY: the API table, filled by RedisModule_Init before OnLoad went on.
+    let set = unsafe { raw::RedisModule_SetCommandACLCategories }
+        .ok_or("no RedisModule_SetCommandACLCategories")?;
+    let status = if command.is_null() {
+        raw::Status::Err as c_int
+    } else {
+        // SAFETY: `command` is this module's, in OnLoad; the string is NUL-terminated and
+        // copied.
+        unsafe { set(command, categories_c.as_ptr()) }
+    };
+    if status != raw::Status::Ok as c_int {
+        return Err(format!(
+            "could not set the ACL categories {categories:?} of {name:?}"
+        ));
+    }
+    Ok(())
+}
+
 /// Declares a created command's arity, key spec and docs. Without this, Redis 7.0 derives a
 /// `RW ACCESS UPDATE` key spec for every module command, so `%R~` users could run no reader.
 fn set_info(ctx: *mut raw::RedisModuleCtx, name: &CStr, info: &Info) -> Result<(), String> {
@@ -115,14 +143,14 @@ fn set_info(ctx: *mut raw::RedisModuleCtx, name: &CStr, info: &Info) -> Result<(
 
 macro_rules! command_table {
     ($(
-        $name:literal => $handler:path, $flags:literal, $arity:literal, $key:ident,
+        $name:literal => $handler:path, $flags:literal, $acl:literal, $arity:literal, $key:ident,
             $since:literal, $summary:literal, $complexity:literal;
     )*) => {
         /// Registers every command: key at position 1 (first 1, last 1, step 1), with its key
-        /// spec, arity and docs.
+        /// spec, arity and docs, and its ACL categories where the server takes them.
         // `ctx` is only passed on to Redis, which requires OnLoad's live context.
         #[allow(clippy::not_unsafe_ptr_arg_deref)]
-        pub fn register(ctx: *mut raw::RedisModuleCtx) -> Result<(), String> {
+        pub fn register(ctx: *mut raw::RedisModuleCtx, caps: &Capabilities) -> Result<(), String> {
             $(
                 {
                     extern "C" fn entry(
@@ -151,6 +179,9 @@ macro_rules! command_table {
                         complexity: $complexity,
                     };
                     set_info(ctx, &name, &info)?;
+                    if let Some(categories) = caps.command_categories($acl) {
+                        set_acl_categories(ctx, &name, &categories)?;
+                    }
                 }
             )*
             Ok(())
@@ -158,31 +189,33 @@ macro_rules! command_table {
     };
 }
 
-// name => handler, flags, arity, key spec, since (RedisBloom's version), summary, complexity
-// (k: hash functions per link, n: items given, l: links in the filter)
+// name => handler, flags, ACL categories (plus `bloom` where the server allows it; `fast`
+// for the commands whose cost does not grow with their arguments), arity, key spec, since
+// (RedisBloom's version), summary, complexity (k: hash functions per link, n: items given,
+// l: links in the filter)
 command_table! {
-    "bf.reserve" => reserve::reserve, "write deny-oom", -4, INSERT, c"1.0.0",
+    "bf.reserve" => reserve::reserve, "write deny-oom", "write fast", -4, INSERT, c"1.0.0",
         c"Creates an empty Bloom filter", c"O(1)";
-    "bf.add" => add::add, "write deny-oom", 3, INSERT, c"1.0.0",
+    "bf.add" => add::add, "write deny-oom", "write fast", 3, INSERT, c"1.0.0",
         c"Adds an item, creating the filter if the key is missing", c"O(k l)";
-    "bf.madd" => add::madd, "write deny-oom", -3, INSERT, c"1.0.0",
+    "bf.madd" => add::madd, "write deny-oom", "write", -3, INSERT, c"1.0.0",
         c"Adds items, creating the filter if the key is missing", c"O(k l n)";
-    "bf.exists" => exists::exists, "readonly fast", 3, READ, c"1.0.0",
+    "bf.exists" => exists::exists, "readonly fast", "read fast", 3, READ, c"1.0.0",
         c"Whether an item may have been added", c"O(k l)";
-    "bf.scandump" => scandump::scandump, "readonly fast", 3, READ, c"1.0.0",
+    "bf.scandump" => scandump::scandump, "readonly fast", "read", 3, READ, c"1.0.0",
         c"Returns the next chunk of an incremental dump of a filter",
         c"O(n), n the bytes of the chunk (at most 16 MiB)";
-    "bf.loadchunk" => scandump::loadchunk, "write deny-oom", 4, UPDATE, c"1.0.0",
+    "bf.loadchunk" => scandump::loadchunk, "write deny-oom", "write", 4, UPDATE, c"1.0.0",
         c"Restores a filter from a chunk of BF.SCANDUMP", c"O(n), n the bytes of the chunk";
-    "bf.mexists" => exists::mexists, "readonly fast", -3, READ, c"1.0.0",
+    "bf.mexists" => exists::mexists, "readonly fast", "read", -3, READ, c"1.0.0",
         c"Whether each item may have been added", c"O(k l n)";
-    "bf.insert" => add::insert_command, "write deny-oom", -4, INSERT, c"1.0.0",
+    "bf.insert" => add::insert_command, "write deny-oom", "write", -4, INSERT, c"1.0.0",
         c"Adds items, creating the filter with the given options if the key is missing",
         c"O(k l n)";
-    "bf.info" => info::info, "readonly fast", -2, METADATA, c"1.0.0",
+    "bf.info" => info::info, "readonly fast", "read fast", -2, METADATA, c"1.0.0",
         c"Returns a filter's capacity, size, links, items and expansion", c"O(l)";
-    "bf.card" => info::card, "readonly fast", 2, METADATA, c"2.4.4",
+    "bf.card" => info::card, "readonly fast", "read fast", 2, METADATA, c"2.4.4",
         c"Returns the number of items added to a filter", c"O(1)";
-    "bf.debug" => debug::debug, "readonly fast", 2, METADATA, c"1.0.0",
+    "bf.debug" => debug::debug, "readonly fast", "read", 2, METADATA, c"1.0.0",
         c"Returns the item count and each link's geometry", c"O(l)";
 }
