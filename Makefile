@@ -8,6 +8,8 @@
 #   make bench   rsbloom against RedisBloom 2.8.2 (bench/bench.py); writes bench/RESULTS.md
 #   make bench-core   criterion micro-benchmarks of the core (benches/core.rs)
 #   make fuzz    cargo-fuzz targets (fuzz/), FUZZ_SECONDS each (default 60)
+#   make test-matrix    the command, persistence, replication, ACL, migration, cluster and Python
+#                       client tests on Redis 7.4 and Valkey 9.1 (scripts/servers fetches them)
 #
 # Variables: PORT (default 6379), MODULE_ARGS (default empty), CARGO (default cargo).
 
@@ -84,6 +86,7 @@ test: deps
 	$(MAKE) --no-print-directory test-cluster
 	$(MAKE) --no-print-directory test-big
 	$(MAKE) --no-print-directory pytest
+	$(MAKE) --no-print-directory test-matrix
 
 .PHONY: test-cluster test-big
 test-cluster: deps
@@ -126,6 +129,25 @@ pytest: venv
 	$(VENV)/bin/python -m pytest -q tests/py
 
 test-py: pytest
+
+# The matrix lane: the suites that touch what differs between servers, on each server besides
+# Debian's Redis 7.0 (which the main run uses). Each server's own behaviour is asserted where
+# it differs (tests/common: flavor()). Not the >2^32-bit test, nor the hostile, fuzz-like and
+# durability ones, which exercise the module rather than the server.
+.PHONY: test-matrix
+MATRIX_SERVERS := redis-7.4 valkey-9.1
+MATRIX_TESTS   := acl commands config migration persistence replication
+test-matrix: deps venv
+	$(VENV)/bin/python -m pip install -q --disable-pip-version-check $(PY_PKGS)
+	$(CARGO) build --release
+	@set -e; for s in $(MATRIX_SERVERS); do \
+	  server=$$(scripts/servers $$s); \
+	  echo "test-matrix: $$s: $$($$server --version)"; \
+	  RSBLOOM_TEST_SERVER=$$server $(CARGO) test --release $(addprefix --test ,$(MATRIX_TESTS)) \
+	    -- --test-threads=2; \
+	  RSBLOOM_TEST_SERVER=$$server $(CARGO) test --release --test cluster -- --test-threads=1 --nocapture; \
+	  RSBLOOM_TEST_SERVER=$$server $(VENV)/bin/python -m pytest -q tests/py/test_client.py; \
+	done
 
 # Benchmarks: they measure and assert nothing, and make test does not run them. bench.py's
 # settings are BENCH_* environment variables (see README, Benchmarks).

@@ -324,3 +324,103 @@ fn default_filter_from_redisbloom_keeps_type_and_debug() {
         .iter()
         .all(|r| *r == int(1)));
 }
+
+/// Copies every filter of `f` from `from` to `to` as a client does it between live servers:
+/// BF.SCANDUMP from iterator 0 until it answers 0, each step replayed with BF.LOADCHUNK.
+fn copy_by_scandump(from: &mut redis::Connection, to: &mut redis::Connection, f: &Fixture) {
+    for (key, _) in &f.keys {
+        let mut iterator = 0i64;
+        loop {
+            let Reply::Arr(step) = run(from, &["BF.SCANDUMP", key, &iterator.to_string()]) else {
+                panic!("BF.SCANDUMP {key} {iterator}")
+            };
+            let (Reply::Int(next), Reply::Bulk(data)) = (&step[0], &step[1]) else {
+                panic!("BF.SCANDUMP {key}: {step:?}")
+            };
+            if *next == 0 {
+                break;
+            }
+            let loaded = run(
+                to,
+                &[
+                    b"BF.LOADCHUNK".as_slice(),
+                    key.as_bytes(),
+                    next.to_string().as_bytes(),
+                    data,
+                ],
+            );
+            assert_eq!(loaded, ok(), "BF.LOADCHUNK {key} {next}");
+            iterator = *next;
+        }
+    }
+}
+
+/// The move no other Bloom module supports: a RedisBloom 2.8.2 user on Redis 7.4 moves to
+/// rsbloom on Valkey 9.1, and every filter answers as before, by each path: the RDB (version 12,
+/// which Valkey reads with `rdb-version-check relaxed`), DUMP/RESTORE, and SCANDUMP/LOADCHUNK
+/// between live servers. Redis 7.0 itself refuses Redis 7.4's RDB (a newer RDB version) whatever
+/// the modules; SCANDUMP/LOADCHUNK, whose stream does not depend on the server, moves the filters
+/// there. Runs on the three servers whatever `$RSBLOOM_TEST_SERVER` names.
+#[test]
+fn redisbloom_on_redis_7_4_moves_to_rsbloom_on_valkey_9_1() {
+    let (redis70, redis74, valkey) = (
+        servers_path("redis-7.0"),
+        servers_path("redis-7.4"),
+        servers_path("valkey-9.1"),
+    );
+    let relaxed = ["--rdb-version-check", "relaxed"];
+    let rb = Server::start_on(&redis74, &redisbloom_so(), None, &[], &[])
+        .unwrap_or_else(|log| panic!("RedisBloom on Redis 7.4 failed to start:\n{log}"));
+    let mut crb = rb.conn();
+    let f = build_on_redisbloom(&mut crb);
+    save(&mut crb);
+    let rdb = rb.dir.join("dump.rdb");
+    let version = std::fs::read(&rdb).unwrap()[..9].to_vec();
+    assert_eq!(version, b"REDIS0012", "Redis 7.4 writes RDB version 12");
+
+    // The RDB.
+    let v = Server::start_on(&valkey, &module_path(), Some(&rdb), &[], &relaxed)
+        .unwrap_or_else(|log| panic!("Valkey 9.1 with rsbloom refused Redis 7.4's RDB:\n{log}"));
+    check_same(
+        &mut v.conn(),
+        &f,
+        "Valkey 9.1 after loading Redis 7.4's RDB",
+    );
+
+    // DUMP/RESTORE: the payloads carry RDB version 12 too.
+    let v = Server::start_on(&valkey, &module_path(), None, &[], &relaxed).unwrap();
+    let mut cv = v.conn();
+    for (key, _) in &f.keys {
+        let Reply::Bulk(payload) = run(&mut crb, &["DUMP", key]) else {
+            panic!("DUMP {key}")
+        };
+        let restore = [b"RESTORE".as_slice(), key.as_bytes(), b"0", &payload];
+        assert_eq!(run(&mut cv, &restore), ok(), "RESTORE {key} on Valkey");
+    }
+    check_same(&mut cv, &f, "Valkey 9.1 after RESTORE of Redis 7.4's DUMPs");
+
+    // SCANDUMP/LOADCHUNK between live servers.
+    let v = Server::start_on(&valkey, &module_path(), None, &[], &[]).unwrap();
+    let mut cv = v.conn();
+    copy_by_scandump(&mut crb, &mut cv, &f);
+    check_same(
+        &mut cv,
+        &f,
+        "Valkey 9.1 after SCANDUMP/LOADCHUNK from Redis 7.4",
+    );
+
+    // Redis 7.0 refuses the RDB of Redis 7.4 before any module sees it...
+    match Server::start_on(&redis70, &module_path(), Some(&rdb), &[], &[]) {
+        Ok(_) => panic!("Redis 7.0 loaded an RDB of version 12"),
+        Err(log) => assert!(log.contains("Can't handle RDB format version 12"), "{log}"),
+    }
+    // ...and SCANDUMP/LOADCHUNK moves the filters there.
+    let r = Server::start_on(&redis70, &module_path(), None, &[], &[]).unwrap();
+    let mut cr = r.conn();
+    copy_by_scandump(&mut crb, &mut cr, &f);
+    check_same(
+        &mut cr,
+        &f,
+        "Redis 7.0 after SCANDUMP/LOADCHUNK from Redis 7.4",
+    );
+}

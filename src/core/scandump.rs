@@ -184,9 +184,15 @@ pub fn chain_from_header(
     let options = f.u32();
     let expansion = f.u32();
     let ours = options & OPT_RSBLOOM != 0;
-    if options & !(REDISBLOOM_OPTIONS | OPT_RSBLOOM) != 0 || options & OPT_FORCE64 == 0 {
+    if options & !(REDISBLOOM_OPTIONS | OPT_RSBLOOM) != 0 || (ours && options & OPT_FORCE64 == 0) {
         return Err(bad(DecodeError::UnknownFlags));
     }
+    // RedisBloom's links keep its hashing: 64-bit, or the legacy 32-bit one without FORCE64.
+    let foreign_layout = if options & OPT_FORCE64 != 0 {
+        Layout::RedisBloom
+    } else {
+        Layout::RedisBloom32
+    };
     let n = nlinks as usize;
     let body = CHAIN_HEADER + LINK_HEADER * n;
     if data.len() != if ours { body + 8 + n } else { body } {
@@ -196,7 +202,7 @@ pub fn chain_from_header(
     for _ in 0..n {
         let bytes = f.u64();
         let header = LinkHeader {
-            layout: Layout::RedisBloom,
+            layout: foreign_layout,
             bits: f.u64(),
             items: f.u64(),
             error: f.f64(),
@@ -210,7 +216,10 @@ pub fn chain_from_header(
             },
             capacity: f.u64(),
         };
-        if f.u8() != 0 {
+        // A power-of-two link (RedisBloom without NOROUND) probes modulo 2^n2: with bits ==
+        // 2^n2 that is `% bits`, which every RedisBloom version wrote; nothing else is taken.
+        let n2 = f.u8();
+        if n2 != 0 && (n2 > 63 || header.bits != 1u64 << n2) {
             return Err(bad(DecodeError::PowerOfTwo));
         }
         header.check().map_err(bad)?;
@@ -438,8 +447,11 @@ mod tests {
         assert_eq!(c.links()[0].hashes, 8);
         let ns = chain_from_header(&redisbloom_header(0, 12), 1, u64::MAX).unwrap();
         assert!(ns.is_nonscaling());
-        // No FORCE64 (32-bit hashing) or unknown options.
-        for options in [OPT_NOROUND, 4 | 16, 4 | 0x200] {
+        // Without FORCE64: RedisBloom's legacy 32-bit hashing.
+        let legacy = chain_from_header(&redisbloom_header(0, OPT_NOROUND), 1, u64::MAX).unwrap();
+        assert_eq!(legacy.links()[0].layout, Layout::RedisBloom32);
+        // Unknown options, or rsbloom's own header without FORCE64.
+        for options in [4 | 16, 4 | 0x200, OPT_RSBLOOM] {
             let h = redisbloom_header(0, options);
             assert_eq!(
                 chain_from_header(&h, 1, u64::MAX),

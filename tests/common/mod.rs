@@ -264,6 +264,8 @@ pub enum RdbStart {
 }
 
 pub struct Server {
+    /// The server binary ([`server_binary`], unless started with [`Server::start_on`]).
+    binary: String,
     pub port: u16,
     pub pid: u32,
     pub dir: PathBuf,
@@ -310,6 +312,27 @@ impl Server {
         Server::start(module, rdb, module_args, config_args, false)
     }
 
+    /// Like [`Server::try_with_module`], on another server `binary` than the tests' own (for
+    /// the tests that move data between servers; see [`servers_path`]).
+    pub fn start_on(
+        binary: &str,
+        module: &str,
+        rdb: Option<&Path>,
+        module_args: &[&str],
+        config_args: &[&str],
+    ) -> Result<Server, String> {
+        let mut s = Server::unstarted(module, module_args, config_args);
+        s.binary = binary.to_string();
+        if let Some(rdb) = rdb {
+            fs::copy(rdb, s.dir.join("dump.rdb")).expect("copy the RDB into the server's dir");
+        }
+        s.port = free_port();
+        s.spawn_and_wait().map(|()| {
+            s.started = true;
+            s
+        })
+    }
+
     /// A cluster-enabled node (`--cluster-enabled yes`, its own `nodes.conf`, a free bus port
     /// given with `--cluster-port`, since `port + 10000` may be past 65535), not yet part of
     /// any cluster. `config_args` come after, e.g. `--cluster-node-timeout`.
@@ -324,6 +347,7 @@ impl Server {
             panic!("{module} not found: build it first (cargo test builds it; make test does)");
         }
         Server {
+            binary: server_binary(),
             port: 0,
             pid: 0,
             dir: fresh_dir(),
@@ -395,7 +419,7 @@ impl Server {
             .append(true)
             .open(&log_path)
             .expect("create log file");
-        let mut cmd = Command::new(server_binary());
+        let mut cmd = Command::new(&self.binary);
         cmd.arg("--logfile")
             .arg(&log_path)
             .arg("--port")
@@ -437,7 +461,7 @@ impl Server {
             .stderr(Stdio::from(log));
         let child = cmd
             .spawn()
-            .unwrap_or_else(|e| panic!("spawn {}: {e}", server_binary()));
+            .unwrap_or_else(|e| panic!("spawn {}: {e}", self.binary));
         self.pid = child.id();
         self.child = Some(child);
     }
@@ -464,7 +488,7 @@ impl Server {
                 assert!(
                     status.signal().is_none(),
                     "{} killed by signal {:?} while starting\n{}",
-                    server_binary(),
+                    self.binary,
                     status.signal(),
                     self.log()
                 );
@@ -710,6 +734,22 @@ pub fn redisbloom_so() -> String {
     String::from_utf8(out.stdout).unwrap().trim().to_string()
 }
 
+/// The path of one of the servers rsbloom is tested on (`redis-7.0`, `redis-7.4`,
+/// `valkey-9.1`), fetched and cached by `scripts/servers`.
+pub fn servers_path(name: &str) -> String {
+    let tool = concat!(env!("CARGO_MANIFEST_DIR"), "/scripts/servers");
+    let out = Command::new(tool)
+        .arg(name)
+        .output()
+        .expect("run scripts/servers");
+    assert!(
+        out.status.success(),
+        "scripts/servers {name} failed: {}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    String::from_utf8(out.stdout).unwrap().trim().to_string()
+}
+
 /// `n` distinct items `<prefix>0`, `<prefix>1`, ...
 pub fn items(prefix: &str, n: usize) -> Vec<String> {
     (0..n).map(|i| format!("{prefix}{i}")).collect()
@@ -832,4 +872,76 @@ pub fn debug_lines(con: &mut redis::Connection, key: &str) -> Vec<String> {
             .collect(),
         other => panic!("BF.DEBUG {key}: {other:?}"),
     }
+}
+
+// ---------------------------------------------------------------------------------------------
+// Which server the tests run on, for the tests that assert one server's behaviour.
+
+/// The servers rsbloom is tested on (`scripts/servers`).
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Flavor {
+    /// Debian's Redis 7.0.15.
+    Redis70,
+    /// Redis 7.4.1.
+    Redis74,
+    /// Valkey 9.1.2.
+    Valkey91,
+}
+
+impl Flavor {
+    /// Module commands can have ACL categories (`RedisModule_SetCommandACLCategories`, from
+    /// Redis 7.2) and rsbloom's `@bloom` one (`RedisModule_AddACLCategory`, Redis 7.4, Valkey).
+    pub fn acl_categories(self) -> bool {
+        self != Flavor::Redis70
+    }
+
+    pub fn is_valkey(self) -> bool {
+        self == Flavor::Valkey91
+    }
+}
+
+/// The flavor of [`server_binary`], read once from its `--version`.
+pub fn flavor() -> Flavor {
+    static FLAVOR: std::sync::OnceLock<Flavor> = std::sync::OnceLock::new();
+    *FLAVOR.get_or_init(|| {
+        let out = Command::new(server_binary())
+            .arg("--version")
+            .output()
+            .unwrap_or_else(|e| panic!("{} --version: {e}", server_binary()));
+        let text = String::from_utf8_lossy(&out.stdout).into_owned();
+        if text.starts_with("Valkey server v=9.1.") {
+            Flavor::Valkey91
+        } else if text.starts_with("Redis server v=7.4.") {
+            Flavor::Redis74
+        } else if text.starts_with("Redis server v=7.0.") {
+            Flavor::Redis70
+        } else {
+            panic!(
+                "{} is not a server rsbloom is tested on: {text}",
+                server_binary()
+            )
+        }
+    })
+}
+
+/// The NOPERM error for a command `user` may not run (reworded in Redis 7.2, so on Valkey).
+pub fn noperm_command(user: &str, command: &str) -> Reply {
+    err(&match flavor() {
+        Flavor::Redis70 => {
+            format!("NOPERM this user has no permissions to run the '{command}' command")
+        }
+        Flavor::Redis74 | Flavor::Valkey91 => {
+            format!("NOPERM User {user} has no permissions to run the '{command}' command")
+        }
+    })
+}
+
+/// The NOPERM error for a key the user may not touch (reworded in Redis 7.2, so on Valkey).
+pub fn noperm_key() -> Reply {
+    err(match flavor() {
+        Flavor::Redis70 => {
+            "NOPERM this user has no permissions to access one of the keys used as arguments"
+        }
+        Flavor::Redis74 | Flavor::Valkey91 => "NOPERM No permissions to access a key",
+    })
 }

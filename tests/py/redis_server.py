@@ -14,7 +14,13 @@ import time
 
 import redis
 
-REDIS_SERVER = shutil.which("redis-server") or "/usr/bin/redis-server"
+# The server binary: $RSBLOOM_TEST_SERVER, as for the Rust tests (scripts/servers prints the
+# ones rsbloom is tested on), by default Debian's redis-server.
+REDIS_SERVER = (
+    os.environ.get("RSBLOOM_TEST_SERVER")
+    or shutil.which("redis-server")
+    or "/usr/bin/redis-server"
+)
 
 
 def free_port():
