@@ -593,3 +593,43 @@ fn bad_module_arguments_fail_the_load() {
     assert_eq!(run(&mut c, &["BF.RESERVE", "k2", "0.01", "1000"]), ok());
     assert_eq!(memory_usage(&mut c, "k1"), memory_usage(&mut c, "k2"));
 }
+
+/// CONFIG REWRITE writes the bf.* configs into the config file, which a restart reads back: the
+/// same on every server (Valkey orders the lines differently), and the module's `loadmodule`
+/// line stays one line.
+#[test]
+fn config_rewrite_keeps_the_bf_configs_across_a_restart() {
+    let mut s = Server::with_config_file("bf.expansion 4");
+    let mut c = s.conn();
+    assert_eq!(config_set(&mut c, "bf.error-rate", "0.001"), ok());
+    assert_eq!(config_set(&mut c, "bf.max-filter-bytes", "1mb"), ok());
+    assert_eq!(run(&mut c, &["CONFIG", "REWRITE"]), ok());
+    let file = std::fs::read_to_string(s.dir.join("redis.conf")).unwrap();
+    let lines: Vec<&str> = file
+        .lines()
+        .filter(|l| l.starts_with("bf.") || l.starts_with("loadmodule"))
+        .collect();
+    let mut sorted = lines.clone();
+    sorted.sort();
+    assert_eq!(
+        sorted[..3],
+        [
+            "bf.error-rate \"0.001\"",
+            "bf.expansion 4",
+            "bf.max-filter-bytes 1mb"
+        ],
+        "{file}"
+    );
+    assert_eq!(
+        lines.iter().filter(|l| l.starts_with("loadmodule")).count(),
+        1,
+        "{file}"
+    );
+    drop(c);
+    s.restart();
+    let mut c = s.conn();
+    assert_eq!(
+        all_configs(&mut c),
+        strings(["0.001", "100", "4", "1048576"])
+    );
+}

@@ -266,6 +266,9 @@ pub enum RdbStart {
 pub struct Server {
     /// The server binary ([`server_binary`], unless started with [`Server::start_on`]).
     binary: String,
+    /// A config file (with the module's `loadmodule` line in it) passed first, for the tests
+    /// of CONFIG REWRITE ([`Server::with_config_file`]); else the module is on the command line.
+    config_file: Option<PathBuf>,
     pub port: u16,
     pub pid: u32,
     pub dir: PathBuf,
@@ -312,6 +315,22 @@ impl Server {
         Server::start(module, rdb, module_args, config_args, false)
     }
 
+    /// A server started from a config file `dir/redis.conf` holding `lines` and then the
+    /// module's `loadmodule` line, so that CONFIG REWRITE has a file to rewrite and a restart
+    /// reads it back.
+    pub fn with_config_file(lines: &str) -> Server {
+        let mut s = Server::unstarted(&module_path(), &[], &[]);
+        let file = s.dir.join("redis.conf");
+        fs::write(&file, format!("{lines}\nloadmodule {}\n", s.module)).expect("write redis.conf");
+        s.config_file = Some(file);
+        s.port = free_port();
+        s.spawn_and_wait().unwrap_or_else(|log| {
+            panic!("the server failed to start from its config file:\n{log}")
+        });
+        s.started = true;
+        s
+    }
+
     /// Like [`Server::try_with_module`], on another server `binary` than the tests' own (for
     /// the tests that move data between servers; see [`servers_path`]).
     pub fn start_on(
@@ -348,6 +367,7 @@ impl Server {
         }
         Server {
             binary: server_binary(),
+            config_file: None,
             port: 0,
             pid: 0,
             dir: fresh_dir(),
@@ -420,6 +440,9 @@ impl Server {
             .open(&log_path)
             .expect("create log file");
         let mut cmd = Command::new(&self.binary);
+        if let Some(file) = &self.config_file {
+            cmd.arg(file);
+        }
         cmd.arg("--logfile")
             .arg(&log_path)
             .arg("--port")
@@ -437,11 +460,12 @@ impl Server {
             .arg("--enable-debug-command")
             .arg("yes")
             .arg("--daemonize")
-            .arg("no")
-            .arg("--loadmodule")
-            .arg(&self.module);
-        for a in &self.module_args {
-            cmd.arg(a);
+            .arg("no");
+        if self.config_file.is_none() {
+            cmd.arg("--loadmodule").arg(&self.module);
+            for a in &self.module_args {
+                cmd.arg(a);
+            }
         }
         if self.bus_port != 0 {
             cmd.args([
