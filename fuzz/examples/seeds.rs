@@ -25,6 +25,12 @@ const ARGS: &[&str] = &[
     "0.01\n100\nEXPANSION\n4294967296",
     "1e-310\n1\nSEED\n-1",
     "-0\n+5\n0100\ninf\n-Infinity\nnan\n1e-400\n1e400\n0x1p-3\n-9223372036854775808\n 1",
+    // BF.INSERT's options (the target also reads each input as INSERT's arguments) and the
+    // module load arguments.
+    "CAPACITY\n100\nERROR\n0.01\nEXPANSION\n4\nITEMS\na\nb",
+    "NOCREATE\nNONSCALING\nITEMS\nx",
+    "c\n7\ne\n0.5\nn\ni\nITEMS",
+    "ERROR_RATE\n0.001\nINITIAL_SIZE\n1000\nEXPANSION\n0\nMAX_FILTER_BYTES\n64",
 ];
 
 /// Bits per entry as RedisBloom stores it (`|ln(error)| / ln(2)^2`).
