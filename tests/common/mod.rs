@@ -860,6 +860,15 @@ pub fn multi_link(con: &mut redis::Connection, key: &str, n: usize) -> Vec<Strin
     its
 }
 
+/// An item `key` answers 0 for: `<prefix> 0`, `<prefix> 1`, ... (filters have random seeds, so
+/// a fixed name can be a false positive, in about 1% of runs for a filter at 1%).
+pub fn absent_item(con: &mut redis::Connection, key: &str, prefix: &str) -> String {
+    (0..)
+        .map(|i| format!("{prefix} {i}"))
+        .find(|item| run(con, &["BF.EXISTS", key, item]) == int(0))
+        .expect("some item is absent")
+}
+
 /// A field of an INFO section, if the server has it.
 pub fn info_value(con: &mut redis::Connection, section: &str, field: &str) -> Option<String> {
     let text = match run(con, &["INFO", section]) {
