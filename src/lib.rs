@@ -44,6 +44,22 @@ pub unsafe extern "C" fn RedisModule_OnLoad(
     argv: *mut *mut raw::RedisModuleString,
     argc: c_int,
 ) -> c_int {
+    // A panic while loading fails the load instead of unwinding into Redis.
+    // SAFETY: OnLoad's contract, passed on unchanged.
+    unwind::no_unwind(raw::Status::Err as c_int, || unsafe {
+        load(ctx, argv, argc)
+    })
+}
+
+/// The body of [`RedisModule_OnLoad`].
+///
+/// # Safety
+/// As for [`RedisModule_OnLoad`].
+unsafe fn load(
+    ctx: *mut raw::RedisModuleCtx,
+    argv: *mut *mut raw::RedisModuleString,
+    argc: c_int,
+) -> c_int {
     const ERR: c_int = raw::Status::Err as c_int;
     // SAFETY: the context is live; this fills the API function pointers, before any allocation.
     if unsafe {
