@@ -14,7 +14,7 @@ use std::hint::black_box;
 use std::time::{Duration, Instant};
 
 use criterion::{criterion_group, criterion_main, BenchmarkGroup, Criterion, Throughput};
-use rsbloom::core::{Chain, FilterSpec, Growth};
+use rsbloom::core::{Chain, FilterSpec, Growth, Window};
 
 const ITEM_LEN: usize = 32;
 type Item = [u8; ITEM_LEN];
@@ -120,6 +120,7 @@ fn new_chain(capacity: u64) -> Chain {
         error: 0.01,
         capacity,
         growth: Growth::Scaling(2),
+        window: Window::Unbounded,
     };
     Chain::new(&spec, 0x5eed, u64::MAX).expect("chain")
 }

@@ -6,7 +6,7 @@
 //! lands above the request. Both round up to whole 64-bit words.
 
 use rsbloom::core::sizing::{self, classic_fpr};
-use rsbloom::core::{Chain, FilterSpec, Growth};
+use rsbloom::core::{Chain, FilterSpec, Growth, Window};
 
 fn main() {
     println!("| error rate | capacity | rsbloom bytes | RedisBloom bytes | rsbloom larger by | expected rate at capacity / request, rsbloom / RedisBloom |");
@@ -17,6 +17,7 @@ fn main() {
                 error,
                 capacity,
                 growth: Growth::Fixed,
+                window: Window::Unbounded,
             };
             let ours = Chain::new(&spec, 0, u64::MAX).expect("a filter");
             let link = &ours.links()[0];

@@ -2,7 +2,7 @@
 //! junk, no NaN), options matched case-insensitively, and the option parsing that needs no
 //! Redis context.
 
-use crate::core::{FilterSpec, Growth};
+use crate::core::{FilterSpec, Growth, Window};
 use crate::errors;
 
 /// Parses a strict signed 64-bit integer the way Redis's `string2ll` (and so RedisBloom, through
@@ -139,6 +139,7 @@ pub fn reserve(argv: &[&[u8]], default_expansion: u32) -> Result<Reserve, Refusa
             error,
             capacity,
             growth,
+            window: Window::Unbounded,
         },
         seed,
     })
@@ -233,6 +234,7 @@ pub fn insert(argv: &[&[u8]], defaults: FilterSpec) -> Result<Insert, Refusal> {
         error: error.unwrap_or(defaults.error),
         capacity: capacity.map_or(defaults.capacity, |c| c as u64),
         growth,
+        window: Window::Unbounded,
     };
     Ok(Insert {
         create: (!nocreate).then_some(spec),
@@ -348,6 +350,7 @@ mod tests {
                     error: 0.01,
                     capacity: 100,
                     growth: Growth::Scaling(2),
+                    window: Window::Unbounded,
                 },
                 seed: None
             }
@@ -420,6 +423,7 @@ mod tests {
         error: 0.01,
         capacity: 100,
         growth: Growth::Scaling(2),
+        window: Window::Unbounded,
     };
 
     fn insert_of(line: &str) -> Result<Insert, Refusal> {
@@ -433,6 +437,7 @@ mod tests {
             error,
             capacity,
             growth,
+            window: Window::Unbounded,
         };
         let i = insert_of("BF.INSERT k ITEMS a b").unwrap();
         assert_eq!(i.first_item, 3);
@@ -514,11 +519,13 @@ mod tests {
                 error: 0.1 + 0.2,
                 capacity: u64::MAX >> 1,
                 growth: Growth::Fixed,
+                window: Window::Unbounded,
             },
             FilterSpec {
                 error: 1e-300,
                 capacity: 1,
                 growth: Growth::Scaling(u32::MAX),
+                window: Window::Unbounded,
             },
         ] {
             let mut line = vec!["BF.RESERVE".to_string(), "k".to_string()];

@@ -9,7 +9,7 @@ use std::sync::atomic::{AtomicPtr, AtomicU64, Ordering::Relaxed};
 use redis_module::raw;
 
 use crate::args;
-use crate::core::{FilterSpec, Growth};
+use crate::core::{FilterSpec, Growth, Window};
 use crate::redis::string_bytes;
 use crate::unwind::no_unwind;
 
@@ -48,6 +48,7 @@ pub fn default_spec() -> FilterSpec {
         error: error_rate(),
         capacity: initial_size(),
         growth: Growth::from_expansion(expansion()),
+        window: Window::Unbounded,
     }
 }
 

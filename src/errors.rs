@@ -30,6 +30,8 @@ pub const NO_LINK: &str = "ERR invalid offset - no link found";
 pub const CHUNK_TOO_BIG: &str = "ERR invalid chunk - Too big for current filter";
 pub const CANNOT_GROW: &str =
     "ERR cannot add a link: its error rate or capacity is out of range (error underflow)";
+pub const WINDOW_FULL: &str = "ERR window filter is full: NONSCALING and more than its capacity \
+    within one window";
 
 /// A link over the most one link may have (2^40 bits), although the per-filter limit allows it.
 pub fn link_too_large(needed: u64) -> String {

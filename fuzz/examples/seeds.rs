@@ -11,7 +11,7 @@ use std::path::Path;
 use rsbloom::core::decode::{Field, FieldSlice, FieldWriter};
 use rsbloom::core::redisbloom_rdb;
 use rsbloom::core::sizing::{self, REDISBLOOM_LN2};
-use rsbloom::core::{rdb, scandump, Chain, FilterSpec, Growth};
+use rsbloom::core::{rdb, scandump, Chain, FilterSpec, Growth, Window};
 use rsbloom_fuzz::{decode_dump, decode_rdb, encode_dump, encode_rdb, fields_of, CHUNKS_LIMIT};
 
 const ARGS: &[&str] = &[
@@ -47,6 +47,7 @@ fn native(capacity: u64, nonscaling: bool, items: u32) -> Chain {
         } else {
             Growth::Scaling(2)
         },
+        window: Window::Unbounded,
     };
     let mut chain = Chain::new(&spec, 0x7365_6564, u64::MAX).expect("seed chain");
     for i in 0..items {

@@ -5,7 +5,7 @@
 
 use libfuzzer_sys::fuzz_target;
 use rsbloom::args::{self, IntegerArg, Refusal};
-use rsbloom::core::{FilterSpec, Growth};
+use rsbloom::core::{FilterSpec, Growth, Window};
 
 /// The module's integer load arguments, with ranges like the config table's.
 const INTEGER_ARGS: [IntegerArg; 2] = [
@@ -132,6 +132,7 @@ fn check_insert(argv: &[&[u8]]) {
         error: 0.01,
         capacity: 100,
         growth: Growth::Scaling(2),
+        window: Window::Unbounded,
     };
     match args::insert(argv, defaults) {
         Ok(i) => {

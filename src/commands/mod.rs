@@ -20,5 +20,6 @@ pub fn chain_error_text(e: &ChainError) -> String {
         ChainError::TooLarge { needed, limit } => errors::too_large(*needed, *limit),
         ChainError::LinkTooLarge { needed } => errors::link_too_large(*needed),
         ChainError::CannotGrow => errors::CANNOT_GROW.to_string(),
+        ChainError::WindowFull => errors::WINDOW_FULL.to_string(),
     }
 }

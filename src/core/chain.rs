@@ -4,6 +4,7 @@
 
 use super::hash::ItemHash;
 use super::link::{Layout, Link};
+use super::lookahead::Lookahead;
 use super::sizing::{self, Geometry};
 use super::spec::{FilterSpec, Growth};
 
@@ -25,6 +26,9 @@ pub enum ChainError {
     LinkTooLarge { needed: u64 },
     /// No link can honour the next error rate (it underflowed) or capacity (overflowed).
     CannotGrow,
+    /// A NONSCALING time window took more than its capacity within a window: another slice
+    /// would pass its fixed memory, and no slice may go while items inside the window need it.
+    WindowFull,
 }
 
 /// Result of adding one item.
@@ -199,6 +203,14 @@ impl Chain {
         }
     }
 
+    /// Hashes an item and starts loading its lines (a batch's look-ahead step).
+    #[inline]
+    fn hash_and_prefetch(&self, item: &[u8]) -> ItemHashes {
+        let h = self.hash(item);
+        self.prefetch(&h);
+        h
+    }
+
     /// Whether the item may have been added. Newest link first: it is the largest, so the
     /// likeliest to hold an item.
     pub fn contains(&self, item: &[u8]) -> bool {
@@ -215,7 +227,7 @@ impl Chain {
     }
 
     /// Checks items in order, passing each answer to `answer`. Each item is hashed and its
-    /// lines prefetched [`LOOKAHEAD`] items before it is probed, so the cache misses of a
+    /// lines prefetched [`LOOKAHEAD`](super::lookahead::LOOKAHEAD) items before it is probed, so the cache misses of a
     /// batch overlap instead of queueing one after another.
     pub fn contains_many<'a>(
         &self,
@@ -223,7 +235,7 @@ impl Chain {
         mut answer: impl FnMut(bool),
     ) {
         let mut ahead = Lookahead::new(items);
-        while let Some(h) = ahead.next(self) {
+        while let Some(h) = ahead.next(|item| self.hash_and_prefetch(item)) {
             answer(self.contains_hashed(&h));
         }
     }
@@ -263,7 +275,7 @@ impl Chain {
         mut outcome: impl FnMut(Result<AddOutcome, ChainError>) -> bool,
     ) {
         let mut ahead = Lookahead::new(items);
-        while let Some(h) = ahead.next(self) {
+        while let Some(h) = ahead.next(|item| self.hash_and_prefetch(item)) {
             if !outcome(self.add_hashed(&h, max_bytes)) {
                 break;
             }
@@ -354,55 +366,11 @@ impl ItemHashes {
     }
 }
 
-/// How many items ahead of the one being probed a batch hashes and prefetches. DRAM answers in
-/// ~150 ns while a probe takes a few: several items' lines must be in flight to hide it, but
-/// not so many that the prefetches overflow the core's miss buffers or evict each other.
-pub const LOOKAHEAD: usize = 16;
-
-/// A window over a batch of items: hashes and prefetches up to [`LOOKAHEAD`] items before
-/// handing out the oldest.
-struct Lookahead<I> {
-    items: I,
-    ring: [ItemHashes; LOOKAHEAD],
-    head: usize,
-    len: usize,
-}
-
-impl<'a, I: Iterator<Item = &'a [u8]>> Lookahead<I> {
-    fn new(items: I) -> Self {
-        Lookahead {
-            items,
-            ring: [ItemHashes::default(); LOOKAHEAD],
-            head: 0,
-            len: 0,
-        }
-    }
-
-    /// The next item's hashes, after hashing and prefetching the items that follow it.
-    /// Takes the chain afresh each time because the caller may change it between items.
-    #[inline]
-    fn next(&mut self, chain: &Chain) -> Option<ItemHashes> {
-        while self.len < LOOKAHEAD {
-            let Some(item) = self.items.next() else { break };
-            let h = chain.hash(item);
-            chain.prefetch(&h);
-            self.ring[(self.head + self.len) % LOOKAHEAD] = h;
-            self.len += 1;
-        }
-        if self.len == 0 {
-            return None;
-        }
-        let h = self.ring[self.head];
-        self.head = (self.head + 1) % LOOKAHEAD;
-        self.len -= 1;
-        Some(h)
-    }
-}
-
 #[cfg(test)]
 mod tests {
     use super::*;
     use crate::core::sizing::MAX_LINK_BITS;
+    use crate::core::Window;
 
     const NO_LIMIT: u64 = u64::MAX;
 
@@ -415,6 +383,7 @@ mod tests {
             } else {
                 Growth::Scaling(expansion)
             },
+            window: Window::Unbounded,
         }
     }
 

@@ -13,14 +13,17 @@ pub mod decode;
 pub mod hash;
 pub mod hints;
 pub mod link;
+pub mod lookahead;
 pub mod rdb;
 pub mod redisbloom_rdb;
 pub mod scandump;
 pub mod sizing;
+pub mod sliding;
 pub mod spec;
 
 pub use chain::{AddOutcome, Chain, ChainError};
 pub use decode::DecodeError;
 pub use hash::FIXED_SEED;
 pub use link::{Layout, Link};
-pub use spec::{FilterSpec, Growth};
+pub use sliding::Sliding;
+pub use spec::{FilterSpec, Growth, Window};

@@ -101,13 +101,14 @@ mod tests {
     use super::*;
     use crate::core::decode::{Field, FieldSlice};
     use crate::core::sizing::MAX_LINK_BITS;
-    use crate::core::{FilterSpec, Growth};
+    use crate::core::{FilterSpec, Growth, Window};
 
     fn sample() -> Chain {
         let spec = FilterSpec {
             error: 0.01,
             capacity: 50,
             growth: Growth::Scaling(2),
+            window: Window::Unbounded,
         };
         let mut c = Chain::new(&spec, 7, u64::MAX).unwrap();
         for i in 0..400 {

@@ -294,7 +294,7 @@ mod tests {
     use super::*;
     use crate::core::link::Link;
     use crate::core::sizing::{self, Geometry};
-    use crate::core::{FilterSpec, Growth};
+    use crate::core::{FilterSpec, Growth, Window};
 
     fn sample(nonscaling: bool) -> Chain {
         let spec = FilterSpec {
@@ -305,6 +305,7 @@ mod tests {
             } else {
                 Growth::Scaling(2)
             },
+            window: Window::Unbounded,
         };
         let mut c = Chain::new(&spec, 0xdead_beef, u64::MAX).unwrap();
         for i in 0..if nonscaling { 40 } else { 400 } {

@@ -1,6 +1,7 @@
 //! What a new filter is asked to be: its error rate, its capacity and how it grows. Every way of
 //! creating a filter (BF.RESERVE, BF.INSERT, an add to a missing key, the module defaults)
-//! produces one [`FilterSpec`]; [`super::Chain::new`] builds from it.
+//! produces one [`FilterSpec`]; [`super::Filter::new`] builds from it: a scaling chain
+//! ([`super::Chain`]) or, with a window, a sliding filter ([`super::Sliding`]).
 
 /// How a filter grows once its newest link is full.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -36,14 +37,45 @@ impl Growth {
     }
 }
 
+/// What a filter remembers.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Window {
+    /// Every item ever added (RedisBloom's filters).
+    Unbounded,
+    /// rsbloom's `SLIDING`: the newest `capacity` items added.
+    Count,
+    /// rsbloom's `WINDOW seconds`: the items added in the last `seconds`.
+    Time { seconds: u64 },
+}
+
+impl Window {
+    /// The longest `WINDOW` accepted, in seconds (about 136 years): its milliseconds and every
+    /// time sum the filter makes stay far inside 64 bits.
+    pub const MAX_SECONDS: u64 = u32::MAX as u64;
+}
+
 /// A filter to create, before its seed is chosen.
 #[derive(Debug, Clone, Copy, PartialEq)]
 pub struct FilterSpec {
     /// The false-positive rate to honour, in (0, 1).
     pub error: f64,
-    /// Items the first link holds, at least 1.
+    /// Items the first link holds, at least 1; for a window filter, the items a window holds.
     pub capacity: u64,
+    /// How the filter grows; a `Count` window never does (it is always `Fixed` there).
     pub growth: Growth,
+    pub window: Window,
+}
+
+impl FilterSpec {
+    /// A RedisBloom filter: no window.
+    pub fn unbounded(error: f64, capacity: u64, growth: Growth) -> Self {
+        FilterSpec {
+            error,
+            capacity,
+            growth,
+            window: Window::Unbounded,
+        }
+    }
 }
 
 #[cfg(test)]

@@ -1,0 +1,1216 @@
+//! Sliding-window filters: Bloom filters that forget. An age-partitioned Bloom filter (Shtul,
+//! Baquero, Almeida, "Age-Partitioned Bloom Filters", 2020) with rsbloom's own clock and growth
+//! rules.
+//!
+//! The filter is a row of equal-purpose slices, oldest first. A **generation** is the time one
+//! slice is the newest. An add sets one bit in each of the `k` newest slices; a lookup answers
+//! "present" when `k` consecutive slices all have the item's bit. When the newest generation
+//! ends, a new empty slice becomes the newest, and the oldest slices are dropped once no item
+//! inside the window needs them.
+//!
+//! One mechanism serves both kinds, through the **clock** the window is measured in:
+//! - `SLIDING` (count window): the clock counts inserts; the window is `capacity` inserts, and a
+//!   generation ends after `g = ceil(capacity / l)` of them.
+//! - `WINDOW seconds` (time window): the clock is Unix time in milliseconds, as the primary saw
+//!   it (it travels with what is replicated); the window is `seconds`, and a generation ends
+//!   after `window / l`, or earlier when it has taken its share of items (a burst).
+//!
+//! Slice `j` is kept while the generation of slice `j + k - 1` (whose items have their oldest
+//! bit in `j`) ended less than one window ago. So an item is never forgotten inside the window,
+//! and is forgotten at most one generation after it left it: the **slack**, `window / l`.
+//!
+//! Sizing ([`Design`]): `k`, `l` and the load per bit are searched so that the false-positive
+//! rate, computed exactly over the slices' fills (the "k consecutive set" recurrence of the
+//! paper, [`window_fpr`]), stays under [`HEADROOM`] × the request at the worst moment (just
+//! before a shift), with the fewest bits per window item and `l >= 4` (slack at most a quarter
+//! window). 1%: k 11, l 64, 19.9 bits per item; 0.1%: k 13, l 64, 26.5.
+//!
+//! A time window that takes more than `capacity` items within a window ends generations early;
+//! each shift re-checks the computed rate over the live slices and, when it would pass the
+//! request, makes the new slice larger (`EXPANSION` times the capacity per burst generation,
+//! half the fill per step) so the rate holds; the large slices age out with the burst. With
+//! `NONSCALING`, or past the memory limit, the add is refused and nothing changes.
+
+use std::collections::VecDeque;
+
+use super::chain::{AddOutcome, ChainError};
+use super::hash::{reduce, ItemHash};
+use super::hints;
+use super::link::{words_as_bytes, words_as_bytes_mut};
+use super::lookahead::Lookahead;
+use super::sizing::{MAX_LINK_BITS, WORD_BITS};
+use super::spec::{FilterSpec, Growth, Window};
+
+/// Share of the requested rate the computed worst-case rate may reach: room for sampling
+/// noise, so a measured rate stays under the request (as NONSCALING chains have).
+pub const HEADROOM: f64 = 0.9;
+
+/// Generations per window, at least this many times `k`: an item is forgotten within `k`
+/// generations after it leaves the window (the slack), so the slack is at most a quarter
+/// window.
+pub const MIN_SLACK_DIVISOR: u32 = 4;
+
+/// Fewest generations a window spans.
+pub const MIN_GENERATIONS: u32 = 4;
+
+/// Generations per window the search goes up to when `4k` is fewer: each one is a slice an
+/// absent item's scan may touch, for a fraction of a bit per item less.
+pub const MAX_GENERATIONS: u32 = 64;
+
+/// Most bits an item sets (`k`). A window filter's rate needs about `log2(1/error)` of them:
+/// 48 is an error rate near 1e-14, and every add sets that many bits in different slices.
+pub const MAX_HASHES: u32 = 48;
+
+/// Most slices a filter may hold (the growth of a time window included).
+pub const MAX_SLICES: usize = 1 << 12;
+
+/// Most times a new slice's fill may be halved to hold the rate (see [`Sliding`]'s growth).
+const MAX_FILL_STEPS: u32 = 40;
+
+/// `ended` of the newest slice: its generation is still open.
+pub const OPEN: u64 = u64::MAX;
+
+/// The kind of window, which decides what the clock counts.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Kind {
+    /// `SLIDING`: the clock counts inserts.
+    Count,
+    /// `WINDOW`: the clock is Unix time in milliseconds.
+    Time,
+}
+
+/// e^-x for x >= 0, from additions and multiplications only, so that every build on every
+/// machine (a primary and its replica, a save and a later load) computes the same sizes: the
+/// platform's `exp` may differ in the last bit.
+fn exp_neg(x: f64) -> f64 {
+    // NaN too.
+    if x.is_nan() || x >= 700.0 {
+        return 0.0;
+    }
+    // e^-x = (e^(-x/2^s))^(2^s) with x/2^s < 1/16, where 12 Taylor terms are exact to f64.
+    let mut s = 0;
+    let mut y = x;
+    while y > 0.0625 {
+        y *= 0.5;
+        s += 1;
+    }
+    let mut term = 1.0;
+    let mut sum = 1.0;
+    for i in 1..=12 {
+        term *= -y / f64::from(i);
+        sum += term;
+    }
+    for _ in 0..s {
+        sum *= sum;
+    }
+    sum
+}
+
+/// The fill (share of set bits) of a slice of `bits` bits after `load` items each set one bit.
+fn fill(load: u64, bits: u64) -> f64 {
+    1.0 - exp_neg(load as f64 / bits as f64)
+}
+
+/// The false-positive rate of a lookup over slices of the given fills (in lookup order): the
+/// probability that `k` consecutive slices all have the probed bit set, slices independent.
+/// A recurrence over the length of the current run of set bits.
+pub fn window_fpr(k: u32, fills: impl IntoIterator<Item = f64>) -> f64 {
+    let k = k as usize;
+    let mut runs = vec![0.0f64; k];
+    runs[0] = 1.0;
+    let mut found = 0.0;
+    for p in fills {
+        let mut next = vec![0.0f64; k];
+        for (len, &prob) in runs.iter().enumerate() {
+            if prob == 0.0 {
+                continue;
+            }
+            if len + 1 == k {
+                found += prob * p;
+            } else {
+                next[len + 1] += prob * p;
+            }
+            next[0] += prob * (1.0 - p);
+        }
+        runs = next;
+    }
+    found
+}
+
+/// The shape of a window filter: hashes, generations per window, and how full a slice gets.
+#[derive(Debug, Clone, Copy, PartialEq)]
+pub struct Design {
+    /// Bits an item sets, one per slice: `k`.
+    pub hashes: u32,
+    /// Generations per window: `l`.
+    pub generations: u32,
+    /// Items per bit a slice takes before a shift (its load at capacity over its bits).
+    pub load_per_bit: f64,
+}
+
+impl Design {
+    /// The worst-case computed rate of this design: just before a shift, slice `i` (newest
+    /// first) of the `k + l` has taken `min(i + 1, k)` generations.
+    fn worst_fpr(&self, generation_items: u64) -> f64 {
+        let k = u64::from(self.hashes);
+        let capacity = k * generation_items;
+        let bits = slice_bits(capacity, self.load_per_bit);
+        let slices = u64::from(self.hashes + self.generations);
+        window_fpr(
+            self.hashes,
+            (0..slices).map(|i| fill((i + 1).min(k) * generation_items, bits)),
+        )
+    }
+
+    /// Bits per window item.
+    pub fn bits_per_item(&self) -> f64 {
+        let (k, l) = (f64::from(self.hashes), f64::from(self.generations));
+        (k + l) * k / (l * self.load_per_bit)
+    }
+
+    /// The design with the fewest bits per item whose worst-case rate is at most
+    /// [`HEADROOM`] × `error`; None when the rate needs more than [`MAX_HASHES`] bits per item.
+    /// Takes a few milliseconds (a search over `k`, `l` and the fill), at creation only.
+    pub fn for_error(error: f64) -> Option<Design> {
+        if !(error > 0.0 && error < 1.0) {
+            return None;
+        }
+        let target = error * HEADROOM;
+        // The optimum sits a few hashes above log2(1/error).
+        let centre = (1.0 / error).log2().ceil() as i64;
+        if centre > i64::from(MAX_HASHES) {
+            return None;
+        }
+        let mut best: Option<Design> = None;
+        for k in (centre - 3).max(1)..=(centre + 6).min(i64::from(MAX_HASHES)) {
+            let k = k as u32;
+            // The slack is k generations: at least 4k of them per window keep it at a
+            // quarter window at most.
+            let fewest = (MIN_SLACK_DIVISOR * k).max(MIN_GENERATIONS);
+            let most = fewest.max(MAX_GENERATIONS);
+            let step = (k / 2).max(1) as usize;
+            for l in (fewest..=most).step_by(step) {
+                let mut design = Design {
+                    hashes: k,
+                    generations: l,
+                    load_per_bit: 0.0,
+                };
+                // The rate rises with the load per bit: bisect for the largest that fits.
+                let (mut lo, mut hi) = (0.0f64, 4.0f64);
+                for _ in 0..30 {
+                    design.load_per_bit = (lo + hi) / 2.0;
+                    // Sized on a large generation, where rounding to words is negligible.
+                    if design.worst_fpr(1 << 20) <= target {
+                        lo = design.load_per_bit;
+                    } else {
+                        hi = design.load_per_bit;
+                    }
+                }
+                design.load_per_bit = lo;
+                if lo > 0.0 && best.is_none_or(|b| design.bits_per_item() < b.bits_per_item()) {
+                    best = Some(design);
+                }
+            }
+        }
+        best
+    }
+}
+
+/// Bits of a slice taking `capacity` loads at `load_per_bit`, in whole words.
+fn slice_bits(capacity: u64, load_per_bit: f64) -> u64 {
+    let bits = (capacity as f64 / load_per_bit).ceil();
+    if bits.is_nan() || bits >= MAX_LINK_BITS as f64 {
+        return MAX_LINK_BITS + WORD_BITS;
+    }
+    (bits as u64).max(1).div_ceil(WORD_BITS) * WORD_BITS
+}
+
+/// One slice: the bits an item sets while this slice is among the `k` newest.
+#[derive(Debug, Clone, PartialEq)]
+pub struct Slice {
+    /// Its number in the filter's sequence of slices; it picks the slice's hash function, so
+    /// an item's bit in a slice stays put however the slices move.
+    pub generation: u64,
+    /// The clock when it became the newest.
+    pub started: u64,
+    /// The clock when its generation ended, [`OPEN`] while it is the newest.
+    pub ended: u64,
+    /// Items added while it was the newest.
+    pub count: u64,
+    /// Items that set a bit in it.
+    pub load: u64,
+    /// The load it is sized for; a shift comes before it would take more.
+    pub capacity: u64,
+    /// Its growth step (0 for a slice of the base size): a burst generation grows the next one.
+    pub level: u32,
+    words: Box<[u64]>,
+}
+
+impl Slice {
+    /// A zeroed slice of `bits` bits (a multiple of 64).
+    pub fn new(generation: u64, started: u64, bits: u64, capacity: u64, level: u32) -> Self {
+        let mut words = vec![0u64; (bits / WORD_BITS) as usize];
+        hints::advise_huge_pages(&mut words);
+        Slice {
+            generation,
+            started,
+            ended: OPEN,
+            count: 0,
+            load: 0,
+            capacity,
+            level,
+            words: words.into_boxed_slice(),
+        }
+    }
+
+    pub fn bit_count(&self) -> u64 {
+        self.words.len() as u64 * WORD_BITS
+    }
+
+    pub fn byte_count(&self) -> u64 {
+        self.bit_count() / 8
+    }
+
+    /// The bit array as bytes (little-endian words), as SCANDUMP and the RDB store it.
+    pub fn bytes(&self) -> &[u8] {
+        words_as_bytes(&self.words)
+    }
+
+    pub fn bytes_mut(&mut self) -> &mut [u8] {
+        words_as_bytes_mut(&mut self.words)
+    }
+
+    /// The estimated share of set bits, from the load.
+    pub fn fill(&self) -> f64 {
+        fill(self.load, self.bit_count())
+    }
+
+    /// Items a generation may take while this slice is the newest.
+    fn generation_items(&self, hashes: u32) -> u64 {
+        (self.capacity / u64::from(hashes)).max(1)
+    }
+
+    /// The item's bit in this slice: the double hash at this slice's number, mixed so that
+    /// the positions of two items in consecutive slices are not on one line (plain double
+    /// hashing would make an item that collides with another in one slice likely to collide
+    /// in the next).
+    #[inline(always)]
+    fn position(&self, h: &ItemHash) -> u64 {
+        let mut x = h.h1.wrapping_add(self.generation.wrapping_mul(h.h2));
+        x ^= x >> 31;
+        x = x.wrapping_mul(0x9e37_79b9_7f4a_7c15);
+        x ^= x >> 29;
+        reduce(x, self.bit_count())
+    }
+
+    #[inline(always)]
+    fn test(&self, h: &ItemHash) -> bool {
+        let p = self.position(h);
+        self.words[(p >> 6) as usize] & (1u64 << (p & 63)) != 0
+    }
+
+    #[inline(always)]
+    fn set(&mut self, h: &ItemHash) {
+        let p = self.position(h);
+        self.words[(p >> 6) as usize] |= 1u64 << (p & 63);
+    }
+
+    #[inline(always)]
+    fn prefetch(&self, h: &ItemHash) {
+        hints::prefetch(&self.words[(self.position(h) >> 6) as usize]);
+    }
+}
+
+/// A sliding-window filter: the value behind a key created with `SLIDING` or `WINDOW`. Built by
+/// [`Sliding::new`] or, from a serialised form, by [`super::decode::SlidingBuilder`], which
+/// between them own its invariants.
+#[derive(Debug, Clone, PartialEq)]
+pub struct Sliding {
+    pub(super) kind: Kind,
+    pub(super) seed: u64,
+    /// The requested false-positive rate.
+    pub(super) error: f64,
+    /// Items a window holds.
+    pub(super) capacity: u64,
+    /// The window in clock units: inserts (`capacity`) or milliseconds.
+    pub(super) window: u64,
+    /// Milliseconds a time window's generation lasts at most (0 for a count window).
+    pub(super) span: u64,
+    pub(super) hashes: u32,
+    pub(super) generations: u32,
+    /// The load capacity and bits of a base slice.
+    pub(super) base_capacity: u64,
+    pub(super) base_bits: u64,
+    /// How a time window grows past its capacity (`Fixed` for a count window).
+    pub(super) growth: Growth,
+    /// The latest clock a write happened at.
+    pub(super) clock: u64,
+    /// Items added (not re-added) since creation: the module's item gauge.
+    pub(super) added: u64,
+    pub(super) next_generation: u64,
+    /// Oldest first.
+    pub(super) slices: VecDeque<Slice>,
+}
+
+/// Why a shift happens.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+enum Shift {
+    /// The newest generation's time is up.
+    Time,
+    /// The newest generation took its share of items before its time was up (a burst).
+    Burst,
+    /// An older slice among the `k` newest reached its load.
+    Load,
+}
+
+/// What a write did, to undo it when a later step is refused: the filter is left exactly as
+/// it was, so a refused add changes nothing (and is not replicated).
+struct Undo {
+    clock: u64,
+    next_generation: u64,
+    dropped: Vec<Slice>,
+    pushed: usize,
+}
+
+impl Sliding {
+    /// A new, empty window filter for `spec` (whose window is `Count` or `Time`), hashed under
+    /// `seed`, whose steady state fits within `max_bytes`. It allocates its first slices on the
+    /// first add.
+    pub fn new(spec: &FilterSpec, seed: u64, max_bytes: u64) -> Result<Self, ChainError> {
+        let design = Design::for_error(spec.error).ok_or(ChainError::CannotGrow)?;
+        let (kind, window, span, growth) = match spec.window {
+            Window::Unbounded | Window::Count => (Kind::Count, spec.capacity, 0, Growth::Fixed),
+            Window::Time { seconds } => {
+                let window = seconds * 1000;
+                let span = window.div_ceil(u64::from(design.generations));
+                (Kind::Time, window, span, spec.growth)
+            }
+        };
+        let generation_items = spec.capacity.div_ceil(u64::from(design.generations));
+        let base_capacity = generation_items
+            .checked_mul(u64::from(design.hashes))
+            .ok_or(ChainError::CannotGrow)?;
+        let base_bits = slice_bits(base_capacity, design.load_per_bit);
+        let slices = u64::from(design.hashes + design.generations);
+        let needed = (base_bits / 8).saturating_mul(slices);
+        if base_bits > MAX_LINK_BITS {
+            return Err(ChainError::LinkTooLarge {
+                needed: (base_capacity as f64 / design.load_per_bit / 8.0) as u64,
+            });
+        }
+        if needed > max_bytes {
+            return Err(ChainError::TooLarge {
+                needed,
+                limit: max_bytes,
+            });
+        }
+        Ok(Sliding {
+            kind,
+            seed,
+            error: spec.error,
+            capacity: spec.capacity,
+            window,
+            span,
+            hashes: design.hashes,
+            generations: design.generations,
+            base_capacity,
+            base_bits,
+            growth,
+            clock: 0,
+            added: 0,
+            next_generation: 0,
+            slices: VecDeque::new(),
+        })
+    }
+
+    pub fn kind(&self) -> Kind {
+        self.kind
+    }
+
+    pub fn seed(&self) -> u64 {
+        self.seed
+    }
+
+    pub fn error(&self) -> f64 {
+        self.error
+    }
+
+    /// Items a window holds.
+    pub fn capacity(&self) -> u64 {
+        self.capacity
+    }
+
+    /// The window, in inserts (count window) or milliseconds (time window).
+    pub fn window(&self) -> u64 {
+        self.window
+    }
+
+    /// The most an item outlives the window, in the same unit: `k` base generations. An item
+    /// is found until the oldest of its `k` slices goes (at most one generation past the
+    /// window), then reads present less and less often (a run of `k` set bits then needs
+    /// newer slices' bits set by chance, about half of them are), and once its newest slice
+    /// goes, no more often than a never-added item.
+    pub fn slack(&self) -> u64 {
+        let generation = match self.kind {
+            Kind::Count => self.base_capacity / u64::from(self.hashes),
+            Kind::Time => self.span,
+        };
+        generation * u64::from(self.hashes)
+    }
+
+    pub fn hashes(&self) -> u32 {
+        self.hashes
+    }
+
+    pub fn generations(&self) -> u32 {
+        self.generations
+    }
+
+    pub fn growth(&self) -> Growth {
+        self.growth
+    }
+
+    /// The latest clock a write happened at.
+    pub fn clock(&self) -> u64 {
+        self.clock
+    }
+
+    /// Items added since creation (re-adds not counted).
+    pub fn added(&self) -> u64 {
+        self.added
+    }
+
+    /// Every slice held, oldest first, live or not.
+    pub fn slices(&self) -> &VecDeque<Slice> {
+        &self.slices
+    }
+
+    /// Every slice's bit array, oldest first (what SCANDUMP streams).
+    pub fn bit_arrays(&self) -> impl Iterator<Item = &[u8]> {
+        self.slices.iter().map(Slice::bytes)
+    }
+
+    pub fn bit_arrays_mut(&mut self) -> impl Iterator<Item = &mut [u8]> {
+        self.slices.iter_mut().map(Slice::bytes_mut)
+    }
+
+    pub fn bit_bytes(&self) -> u64 {
+        self.slices.iter().map(Slice::byte_count).sum()
+    }
+
+    /// Bytes in memory: the structs and the bit arrays (MEMORY USAGE, BF.INFO's Size).
+    pub fn memory_usage(&self) -> u64 {
+        (std::mem::size_of::<Sliding>() + self.slices.capacity() * std::mem::size_of::<Slice>())
+            as u64
+            + self.bit_bytes()
+    }
+
+    /// The clock a read or write at server time `now` (Unix ms) uses: a count window's own;
+    /// for a time window, `now`, but never before the latest write, so a clock that steps back
+    /// neither resurrects forgotten items nor stamps new ones in the past.
+    pub fn clock_at(&self, now: u64) -> u64 {
+        match self.kind {
+            Kind::Count => self.clock,
+            Kind::Time => self.clock.max(now),
+        }
+    }
+
+    /// When slice `i`'s generation ended, or will end by the clock (the newest of a time
+    /// window ends after its span; the newest of a count window, never by itself).
+    fn end_of(&self, i: usize) -> u64 {
+        let slice = &self.slices[i];
+        match (slice.ended, self.kind) {
+            (OPEN, Kind::Time) => slice.started.saturating_add(self.span),
+            (ended, _) => ended,
+        }
+    }
+
+    /// The oldest slice still needed at `clock`: slice `i` is, while the generation of slice
+    /// `i + k - 1` (or the newest, for the newest `k - 1`) ended less than a window ago.
+    /// Older slices are forgotten: a read skips them, the next write drops them.
+    pub fn first_live(&self, clock: u64) -> usize {
+        let n = self.slices.len();
+        let k = self.hashes as usize;
+        (0..n)
+            .find(|&i| {
+                self.end_of((i + k - 1).min(n - 1))
+                    .saturating_add(self.window)
+                    > clock
+            })
+            .unwrap_or(n)
+    }
+
+    /// Items added within the window at `now` (BF.CARD): the counts of the generations that
+    /// ended less than a window ago, re-adds included.
+    pub fn card(&self, now: u64) -> u64 {
+        let clock = self.clock_at(now);
+        (self.first_live(clock)..self.slices.len())
+            .filter(|&i| self.end_of(i).saturating_add(self.window) > clock)
+            .map(|i| self.slices[i].count)
+            .sum()
+    }
+
+    /// Whether the item may have been added within the window, at server time `now`.
+    pub fn contains(&self, item: &[u8], now: u64) -> bool {
+        let clock = self.clock_at(now);
+        self.find(&self.hash(item), self.first_live(clock))
+            .is_some()
+    }
+
+    #[inline]
+    pub fn hash(&self, item: &[u8]) -> ItemHash {
+        ItemHash::native(item, self.seed)
+    }
+
+    /// Where the item's `k` consecutive set bits start, counting slices from the newest, among
+    /// the slices from `first` on; None when there are none. A scan that tests the far end of
+    /// each candidate run first and skips past any unset bit, so an absent item costs about
+    /// one probe per `k` slices.
+    #[inline]
+    fn find(&self, h: &ItemHash, first: usize) -> Option<usize> {
+        let live = self.slices.len() - first;
+        let k = self.hashes as usize;
+        let newest = self.slices.len() - 1;
+        let set = |age: usize| self.slices[newest - age].test(h);
+        // Ages start..known are known to be set.
+        let (mut start, mut known) = (0usize, 0usize);
+        'runs: while start + k <= live {
+            let end = start + k;
+            let mut age = end;
+            while age > known {
+                age -= 1;
+                if !set(age) {
+                    known = end;
+                    start = age + 1;
+                    continue 'runs;
+                }
+            }
+            return Some(start);
+        }
+        None
+    }
+
+    /// Starts loading the lines an item's first probes touch: its bits in the `k` newest
+    /// slices (where an add writes and a recent item is found) and the scan's first checks.
+    #[inline]
+    fn prefetch(&self, h: &ItemHash) {
+        let k = self.hashes as usize;
+        let n = self.slices.len();
+        for age in (0..k.min(n)).chain((2 * k - 1..n).step_by(k)) {
+            self.slices[n - 1 - age].prefetch(h);
+        }
+    }
+
+    #[inline]
+    fn hash_and_prefetch(&self, item: &[u8]) -> ItemHash {
+        let h = self.hash(item);
+        self.prefetch(&h);
+        h
+    }
+
+    /// Checks items in order at server time `now`, passing each answer to `answer`, with the
+    /// batch look-ahead.
+    pub fn contains_many<'a>(
+        &self,
+        items: impl Iterator<Item = &'a [u8]>,
+        now: u64,
+        mut answer: impl FnMut(bool),
+    ) {
+        let first = self.first_live(self.clock_at(now));
+        let mut ahead = Lookahead::new(items);
+        while let Some(h) = ahead.next(|item| self.hash_and_prefetch(item)) {
+            answer(self.find(&h, first).is_some());
+        }
+    }
+
+    /// Adds items in order at server time `now`, passing each outcome to `outcome`, which
+    /// returns whether to go on.
+    pub fn add_many<'a>(
+        &mut self,
+        items: impl Iterator<Item = &'a [u8]>,
+        now: u64,
+        max_bytes: u64,
+        mut outcome: impl FnMut(Result<AddOutcome, ChainError>) -> bool,
+    ) {
+        let mut ahead = Lookahead::new(items);
+        while let Some(h) = ahead.next(|item| self.hash_and_prefetch(item)) {
+            if !outcome(self.add_hashed(&h, now, max_bytes)) {
+                break;
+            }
+        }
+    }
+
+    /// Adds one item at server time `now`. `Added` when it was absent; `Present` when it was
+    /// found, in which case it is refreshed (set again in the newest slices) unless the newest
+    /// generation holds it already. A refused add changes nothing.
+    pub fn add(&mut self, item: &[u8], now: u64, max_bytes: u64) -> Result<AddOutcome, ChainError> {
+        let h = self.hash(item);
+        self.add_hashed(&h, now, max_bytes)
+    }
+
+    fn add_hashed(
+        &mut self,
+        h: &ItemHash,
+        now: u64,
+        max_bytes: u64,
+    ) -> Result<AddOutcome, ChainError> {
+        let clock = self.clock_at(now);
+        let found = self.find(h, self.first_live(clock));
+        if found == Some(0) && self.next_shift(clock).is_none() {
+            // In the newest generation already: nothing to refresh.
+            return Ok(AddOutcome::Present);
+        }
+        self.make_room(clock, max_bytes)?;
+        let k = self.hashes as usize;
+        let n = self.slices.len();
+        for slice in self.slices.range_mut(n - k..) {
+            slice.set(h);
+            slice.load += 1;
+        }
+        self.slices[n - 1].count += 1;
+        if self.kind == Kind::Count {
+            self.clock += 1;
+        }
+        Ok(match found {
+            Some(_) => AddOutcome::Present,
+            None => {
+                self.added += 1;
+                AddOutcome::Added
+            }
+        })
+    }
+
+    /// Why the newest generation must end before the next insert at `clock`, if it must.
+    fn next_shift(&self, clock: u64) -> Option<Shift> {
+        let newest = self.slices.back()?;
+        let k = self.hashes as usize;
+        if self.kind == Kind::Time && newest.started.saturating_add(self.span) <= clock {
+            Some(Shift::Time)
+        } else if newest.count >= newest.generation_items(self.hashes) {
+            Some(Shift::Burst)
+        } else if self
+            .slices
+            .range(self.slices.len().saturating_sub(k)..)
+            .any(|s| s.load >= s.capacity)
+        {
+            Some(Shift::Load)
+        } else {
+            None
+        }
+    }
+
+    /// Brings the filter to `clock` before an insert: drops the slices no longer needed, starts
+    /// the first `k` slices of an empty filter, and shifts as often as the newest generation
+    /// must end. On a refusal every step is undone.
+    fn make_room(&mut self, clock: u64, max_bytes: u64) -> Result<(), ChainError> {
+        let mut undo = Undo {
+            clock: self.clock,
+            next_generation: self.next_generation,
+            dropped: Vec::new(),
+            pushed: 0,
+        };
+        let result = self.make_room_logged(clock, max_bytes, &mut undo);
+        if result.is_err() {
+            for _ in 0..undo.pushed {
+                self.slices.pop_back();
+            }
+            if let Some(newest) = self.slices.back_mut() {
+                newest.ended = OPEN;
+            }
+            for slice in undo.dropped.into_iter().rev() {
+                self.slices.push_front(slice);
+            }
+            self.clock = undo.clock;
+            self.next_generation = undo.next_generation;
+        }
+        result
+    }
+
+    fn make_room_logged(
+        &mut self,
+        clock: u64,
+        max_bytes: u64,
+        undo: &mut Undo,
+    ) -> Result<(), ChainError> {
+        self.clock = clock;
+        self.drop_expired(undo);
+        if self.slices.is_empty() {
+            // A new start: k empty slices, so the first items have their k bits.
+            let needed = (self.base_bits / 8).saturating_mul(u64::from(self.hashes));
+            if needed > max_bytes {
+                return Err(ChainError::TooLarge {
+                    needed,
+                    limit: max_bytes,
+                });
+            }
+            for _ in 0..self.hashes {
+                if let Some(newest) = self.slices.back_mut() {
+                    newest.ended = clock;
+                }
+                self.push(clock, self.base_bits, self.base_capacity, 0, undo);
+            }
+            return Ok(());
+        }
+        while let Some(cause) = self.next_shift(clock) {
+            self.shift(cause, clock, max_bytes, undo)?;
+        }
+        Ok(())
+    }
+
+    fn drop_expired(&mut self, undo: &mut Undo) {
+        let expired = self.first_live(self.clock);
+        undo.dropped.extend(self.slices.drain(..expired));
+    }
+
+    fn push(&mut self, clock: u64, bits: u64, capacity: u64, level: u32, undo: &mut Undo) {
+        let slice = Slice::new(self.next_generation, clock, bits, capacity, level);
+        self.next_generation += 1;
+        self.slices.push_back(slice);
+        undo.pushed += 1;
+    }
+
+    /// Ends the newest generation and starts a new slice. A count window's slices are all of
+    /// the base size. A time window's new slice follows the rate (after a burst generation it
+    /// takes `EXPANSION` times the previous one's items, after a generation its time ended, a
+    /// step less), and its fill is halved until the computed rate over the live slices is back
+    /// under the request.
+    fn shift(
+        &mut self,
+        cause: Shift,
+        clock: u64,
+        max_bytes: u64,
+        undo: &mut Undo,
+    ) -> Result<(), ChainError> {
+        let newest = self.slices.back().expect("shift needs a newest slice");
+        let (level, fixed) = match (self.kind, self.growth) {
+            (Kind::Count, _) => (0, true),
+            (Kind::Time, Growth::Fixed) => (0, true),
+            (Kind::Time, Growth::Scaling(_)) => match cause {
+                Shift::Burst => (newest.level + 1, false),
+                Shift::Load => (newest.level, false),
+                Shift::Time => (newest.level.saturating_sub(1), false),
+            },
+        };
+        if self.slices.len() >= MAX_SLICES {
+            return Err(ChainError::CannotGrow);
+        }
+        let ended = match cause {
+            Shift::Time => newest.started.saturating_add(self.span),
+            Shift::Burst | Shift::Load => clock,
+        };
+        let (bits, capacity) = if fixed {
+            // A time window's fixed budget is the steady state's k + l base slices.
+            if self.kind == Kind::Time
+                && self.slices.len() >= (self.hashes + self.generations) as usize
+            {
+                return Err(ChainError::WindowFull);
+            }
+            (self.base_bits, self.base_capacity)
+        } else {
+            self.grown_slice(level)?
+        };
+        let needed = self.bit_bytes().saturating_add(bits / 8);
+        if needed > max_bytes {
+            return Err(ChainError::TooLarge {
+                needed,
+                limit: max_bytes,
+            });
+        }
+        self.slices.back_mut().expect("checked above").ended = ended;
+        self.push(clock, bits, capacity, level, undo);
+        Ok(())
+    }
+
+    /// The bits and load capacity of a time window's new slice at growth `level`: the base
+    /// capacity times `EXPANSION^level`, at the base load per bit, halved until the computed
+    /// worst-case rate over the live slices (each at the most it may take before the next
+    /// shift) is within [`HEADROOM`] of the request.
+    fn grown_slice(&self, level: u32) -> Result<(u64, u64), ChainError> {
+        let Growth::Scaling(expansion) = self.growth else {
+            unreachable!("only a scaling time window grows");
+        };
+        let capacity = u64::from(expansion)
+            .checked_pow(level)
+            .and_then(|f| f.checked_mul(self.base_capacity))
+            .ok_or(ChainError::CannotGrow)?;
+        let base_load_per_bit = self.base_capacity as f64 / self.base_bits as f64;
+        let k = self.hashes as usize;
+        let generation = (capacity / k as u64).max(1);
+        // The live slices that stay among the k newest take at most one more generation.
+        let n = self.slices.len();
+        let fills: Vec<f64> = (0..n)
+            .map(|i| {
+                let s = &self.slices[i];
+                let load = if i + k > n {
+                    s.capacity.min(s.load.saturating_add(generation))
+                } else {
+                    s.load
+                };
+                fill(load, s.bit_count())
+            })
+            .collect();
+        let target = self.error * HEADROOM;
+        let mut load_per_bit = base_load_per_bit;
+        for _ in 0..MAX_FILL_STEPS {
+            let bits = slice_bits(capacity, load_per_bit);
+            if bits > MAX_LINK_BITS {
+                return Err(ChainError::LinkTooLarge { needed: bits / 8 });
+            }
+            let new_fill = fill(generation, bits);
+            // Lookup order: newest first.
+            let rate = window_fpr(
+                self.hashes,
+                std::iter::once(new_fill).chain(fills.iter().rev().copied()),
+            );
+            if rate <= target {
+                return Ok((bits, capacity));
+            }
+            load_per_bit *= 0.5;
+        }
+        Err(ChainError::CannotGrow)
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    const HOUR: u64 = 3_600_000;
+
+    fn count_filter(error: f64, capacity: u64) -> Sliding {
+        let spec = FilterSpec {
+            error,
+            capacity,
+            growth: Growth::Fixed,
+            window: Window::Count,
+        };
+        Sliding::new(&spec, 0x5eed, u64::MAX).unwrap()
+    }
+
+    fn time_filter(error: f64, capacity: u64, seconds: u64, growth: Growth) -> Sliding {
+        let spec = FilterSpec {
+            error,
+            capacity,
+            growth,
+            window: Window::Time { seconds },
+        };
+        Sliding::new(&spec, 0x5eed, u64::MAX).unwrap()
+    }
+
+    fn item(tag: &str, i: u64) -> Vec<u8> {
+        format!("{tag}:{i}").into_bytes()
+    }
+
+    /// A one-sided 95% upper bound on a rate measured as `hits` in `trials`.
+    fn upper_bound(hits: u64, trials: u64) -> f64 {
+        let p = hits as f64 / trials as f64;
+        p + 1.645 * (p * (1.0 - p) / trials as f64).sqrt()
+    }
+
+    #[test]
+    fn exp_neg_matches_the_platform() {
+        for x in [0.0, 1e-9, 0.01, 0.5, 0.7, 1.0, 3.7, 20.0, 100.0] {
+            let (ours, std) = (exp_neg(x), (-x).exp());
+            assert!((ours - std).abs() <= 1e-12 * std, "{x}");
+        }
+        assert_eq!(exp_neg(1e9), 0.0);
+    }
+
+    #[test]
+    fn window_fpr_agrees_with_enumeration() {
+        // Every pattern of 6 slices, k = 3.
+        let fills = [0.5, 0.3, 0.9, 0.2, 0.7, 0.6];
+        let mut want = 0.0;
+        for mask in 0u32..64 {
+            let p: f64 = (0..6)
+                .map(|i| {
+                    if mask >> i & 1 == 1 {
+                        fills[i]
+                    } else {
+                        1.0 - fills[i]
+                    }
+                })
+                .product();
+            if (0..4).any(|s| (s..s + 3).all(|i| mask >> i & 1 == 1)) {
+                want += p;
+            }
+        }
+        assert!((window_fpr(3, fills) - want).abs() < 1e-12);
+    }
+
+    #[test]
+    fn designs_meet_the_memory_targets() {
+        // The issue's budgets: 20 bits per window item at 1%, 30 at 0.1%, slack at most a
+        // quarter window (l >= 4).
+        let one = Design::for_error(0.01).unwrap();
+        assert_eq!((one.hashes, one.generations), (11, 64));
+        assert!(one.bits_per_item() < 20.0, "{one:?}");
+        let tenth = Design::for_error(0.001).unwrap();
+        assert!(tenth.bits_per_item() < 30.0, "{tenth:?}");
+        for error in [0.5, 0.1, 0.01, 0.001, 1e-4, 1e-6, 1e-9, 1e-13] {
+            let d = Design::for_error(error).unwrap();
+            assert!(
+                d.generations >= MIN_SLACK_DIVISOR * d.hashes,
+                "{error} {d:?}"
+            );
+            assert!(d.worst_fpr(1 << 20) <= error * HEADROOM, "{error} {d:?}");
+        }
+        assert_eq!(Design::for_error(1e-16), None);
+        assert_eq!(Design::for_error(0.0), None);
+    }
+
+    /// Adds `adds` items one by one to a count window, checking that each of the newest
+    /// `capacity` is present after every generation, and measures the false-positive rate on
+    /// never-added items and the rate at which items past the window + slack still read
+    /// present.
+    fn churn_count_window(error: f64, capacity: u64, adds: u64, probes: u64) {
+        let mut f = count_filter(error, capacity);
+        let slack = f.slack();
+        let most_slices = (f.hashes + f.generations) as usize;
+        let (mut false_positives, mut trials) = (0, 0);
+        let (mut remembered, mut forgotten_trials) = (0, 0);
+        for i in 0..adds {
+            // An add answers Present for a false positive; it is set all the same.
+            assert!(f.add(&item("in", i), 0, u64::MAX).is_ok());
+            assert!(f.slices.len() <= most_slices);
+            if (i + 1) % (capacity / 2) == 0 {
+                // Zero false negatives inside the window.
+                for j in (i + 1).saturating_sub(capacity)..=i {
+                    assert!(f.contains(&item("in", j), 0), "item {j} at {i}");
+                }
+                for p in 0..probes {
+                    false_positives += u64::from(f.contains(&item("never", i * probes + p), 0));
+                    trials += 1;
+                }
+                // Past window + slack: forgotten (read present only at the rate).
+                let old = (i + 1).saturating_sub(capacity + slack + 1);
+                for j in old.saturating_sub(probes)..old {
+                    remembered += u64::from(f.contains(&item("in", j), 0));
+                    forgotten_trials += 1;
+                }
+            }
+        }
+        let rate = false_positives as f64 / trials as f64;
+        eprintln!(
+            "count window {error} x {capacity}: {adds} adds, fpr {rate:.5} ({false_positives}/{trials}), \
+             forgotten read present {remembered}/{forgotten_trials}, {:.2} bits per item",
+            f.bit_bytes() as f64 * 8.0 / capacity as f64
+        );
+        assert!(upper_bound(false_positives, trials) <= error * 1.05 || rate <= error);
+        assert!(rate <= error, "{rate}");
+        assert!(
+            remembered as f64 <= (forgotten_trials as f64 * error * 1.5).max(3.0),
+            "{remembered}/{forgotten_trials}"
+        );
+        // The computed worst case bounds the measured average.
+        let design = Design::for_error(error).unwrap();
+        assert!(rate <= design.worst_fpr(capacity.div_ceil(u64::from(design.generations))));
+    }
+
+    #[test]
+    fn count_window_one_percent_over_a_million_adds() {
+        churn_count_window(0.01, 100_000, 1_000_000, 4000);
+    }
+
+    #[test]
+    fn count_window_a_tenth_of_a_percent_over_a_million_adds() {
+        churn_count_window(0.001, 100_000, 1_000_000, 20_000);
+    }
+
+    #[test]
+    fn count_window_forgets_exactly_after_window_plus_at_most_the_slack() {
+        let mut f = count_filter(0.001, 1000);
+        let slack = f.slack();
+        let generation = 1000u64.div_ceil(u64::from(f.generations));
+        assert_eq!(slack, generation * u64::from(f.hashes));
+        assert!(slack <= 250);
+        f.add(b"first", 0, u64::MAX).unwrap();
+        let mut after = 0;
+        while f.contains(b"first", 0) {
+            f.add(&item("x", after), 0, u64::MAX).unwrap();
+            after += 1;
+        }
+        // Present for at least the window, gone within window + slack.
+        assert!(after >= 1000 && after <= 1000 + slack, "{after}");
+    }
+
+    #[test]
+    fn re_adding_refreshes_an_item() {
+        let mut f = count_filter(0.01, 1000);
+        f.add(b"keep", 0, u64::MAX).unwrap();
+        for i in 0..5000 {
+            if i % 500 == 0 {
+                assert_eq!(f.add(b"keep", 0, u64::MAX), Ok(AddOutcome::Present));
+            }
+            f.add(&item("x", i), 0, u64::MAX).unwrap();
+        }
+        assert!(f.contains(b"keep", 0));
+        // Re-adds are not counted (nor are the few new items that read present).
+        assert!((4900..=5001).contains(&f.added()), "{}", f.added());
+    }
+
+    #[test]
+    fn time_window_keeps_the_window_and_forgets_after_the_slack() {
+        let mut f = time_filter(0.01, 10_000, 3600, Growth::Scaling(2));
+        let t0 = 1_700_000_000_000u64;
+        // 100 items a minute for 3 hours (about half the capacity per window).
+        let mut added_at = Vec::new();
+        for minute in 0..180u64 {
+            let now = t0 + minute * 60_000;
+            for j in 0..100 {
+                let i = minute * 100 + j;
+                f.add(&item("t", i), now, u64::MAX).unwrap();
+                added_at.push(now);
+            }
+            for (i, &at) in added_at.iter().enumerate() {
+                let age = now - at;
+                let present = f.contains(&item("t", i as u64), now);
+                if age < HOUR {
+                    assert!(present, "item {i} of age {age} at minute {minute}");
+                }
+            }
+        }
+        // Everything older than window + slack is forgotten (up to the rate).
+        let now = t0 + 179 * 60_000;
+        let old = added_at
+            .iter()
+            .enumerate()
+            .filter(|(_, &at)| now - at >= HOUR + f.slack())
+            .map(|(i, _)| i as u64);
+        let (mut present, mut total) = (0, 0);
+        for i in old {
+            present += u64::from(f.contains(&item("t", i), now));
+            total += 1;
+        }
+        assert!(total > 5000);
+        assert!(
+            present as f64 <= total as f64 * 0.01 * 2.0 + 3.0,
+            "{present}/{total}"
+        );
+        // The steady state holds at most k + l slices, all of the base size.
+        assert!(f.slices.len() <= (f.hashes + f.generations) as usize);
+        assert!(f
+            .slices
+            .iter()
+            .all(|s| s.level == 0 && s.bit_count() == f.base_bits));
+    }
+
+    #[test]
+    fn reads_use_the_clock_and_never_write() {
+        let mut f = time_filter(0.01, 1000, 60, Growth::Scaling(2));
+        let t0 = 1_000_000;
+        f.add(b"a", t0, u64::MAX).unwrap();
+        let before = f.clone();
+        assert!(f.contains(b"a", t0 + 59_999));
+        // Past the window plus the slack, a read treats the slices as gone, without dropping.
+        assert!(!f.contains(b"a", t0 + 60_000 + f.slack()));
+        assert_eq!(f.card(t0 + 60_000 + f.slack()), 0);
+        assert_eq!(f.card(t0), 1);
+        assert_eq!(f, before);
+    }
+
+    #[test]
+    fn a_clock_that_steps_back_neither_resurrects_nor_drops() {
+        let mut f = time_filter(0.01, 1000, 60, Growth::Scaling(2));
+        let t0 = 5_000_000;
+        f.add(b"old", t0, u64::MAX).unwrap();
+        // A write two windows later forgets "old" (and drops its slices).
+        f.add(b"new", t0 + 120_000, u64::MAX).unwrap();
+        assert!(!f.contains(b"old", t0 + 120_000));
+        // The clock steps back an hour: "old" stays forgotten, "new" stays.
+        let back = t0 + 120_000 - HOUR;
+        assert!(!f.contains(b"old", back));
+        assert!(f.contains(b"new", back));
+        // An add at the stepped-back time is stamped at the filter's clock, so it lasts a
+        // full window from there.
+        f.add(b"during", back, u64::MAX).unwrap();
+        assert_eq!(f.clock(), t0 + 120_000);
+        assert!(f.contains(b"during", t0 + 120_000 + 59_999));
+        assert!(f.contains(b"new", t0 + 120_000 + 59_999));
+    }
+
+    #[test]
+    fn a_burst_grows_the_filter_holds_the_rate_and_shrinks_back() {
+        let mut f = time_filter(0.01, 1000, 60, Growth::Scaling(2));
+        let base = f.base_bits / 8 * u64::from(f.hashes + f.generations);
+        let t0 = 10_000_000;
+        // 20,000 items within one second: 20 times the capacity.
+        for i in 0..20_000 {
+            f.add(&item("burst", i), t0 + i / 20, u64::MAX).unwrap();
+        }
+        let now = t0 + 1000;
+        for i in 0..20_000 {
+            assert!(f.contains(&item("burst", i), now), "{i}");
+        }
+        let (mut fp, trials) = (0, 200_000u64);
+        for i in 0..trials {
+            fp += u64::from(f.contains(&item("never", i), now));
+        }
+        let rate = fp as f64 / trials as f64;
+        eprintln!(
+            "burst: {} slices, {} bytes (steady state {base}), fpr {rate}",
+            f.slices.len(),
+            f.bit_bytes()
+        );
+        assert!(rate <= 0.01, "{rate}");
+        assert!(f.bit_bytes() > base);
+        // After the window the burst ages out: a light load brings it back to base slices.
+        for minute in 2..6u64 {
+            f.add(&item("calm", minute), now + minute * 60_000, u64::MAX)
+                .unwrap();
+        }
+        assert!(f.bit_bytes() <= base, "{}", f.bit_bytes());
+    }
+
+    #[test]
+    fn nonscaling_and_the_memory_limit_refuse_without_changing_anything() {
+        let mut f = time_filter(0.01, 100, 60, Growth::Fixed);
+        let t0 = 1_000;
+        let mut refused = None;
+        for i in 0..10_000u64 {
+            let before = f.clone();
+            match f.add(&item("x", i), t0, u64::MAX) {
+                Ok(_) => {}
+                Err(e) => {
+                    assert_eq!(e, ChainError::WindowFull);
+                    assert_eq!(f, before);
+                    refused = Some(i);
+                    break;
+                }
+            }
+        }
+        // The fixed budget takes more than the capacity, never less.
+        let refused = refused.expect("a NONSCALING window refuses a burst");
+        assert!(refused >= 100, "{refused}");
+        // Every item taken is still there.
+        for i in 0..refused {
+            assert!(f.contains(&item("x", i), t0));
+        }
+        let mut g = time_filter(0.01, 100, 60, Growth::Scaling(2));
+        let limit = g.base_bits / 8 * u64::from(g.hashes + g.generations + 2);
+        let mut refused = false;
+        for i in 0..100_000u64 {
+            let before = g.clone();
+            if let Err(e) = g.add(&item("y", i), t0, limit) {
+                assert!(matches!(e, ChainError::TooLarge { .. }), "{e:?}");
+                assert_eq!(g, before);
+                refused = true;
+                break;
+            }
+        }
+        assert!(refused);
+    }
+
+    #[test]
+    fn filters_with_tiny_capacities_work() {
+        for capacity in [1, 2, 3, 7] {
+            let mut f = count_filter(0.01, capacity);
+            for i in 0..100 {
+                f.add(&item("t", i), 0, u64::MAX).unwrap();
+                for j in (i + 1).saturating_sub(capacity)..=i {
+                    assert!(f.contains(&item("t", j), 0), "{capacity} {j} {i}");
+                }
+            }
+        }
+    }
+}
