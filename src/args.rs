@@ -75,14 +75,25 @@ pub struct Reserve {
     pub seed: Option<u64>,
 }
 
-/// Parses `BF.RESERVE key error_rate capacity [EXPANSION n] [NONSCALING] [SEED s]` (`argv[0]`
-/// is the command name), checking in RedisBloom 2.8.2's order so that the first error is
-/// the one RedisBloom replies. `default_expansion` applies without `EXPANSION`
-/// ([`Growth::from_expansion`]: 0 means NONSCALING).
+/// Parses `BF.RESERVE key error_rate capacity [EXPANSION n] [NONSCALING] [SEED s] [SLIDING |
+/// WINDOW seconds]` (`argv[0]` is the command name), checking in RedisBloom 2.8.2's order so
+/// that the first error is the one RedisBloom replies. `default_expansion` applies without
+/// `EXPANSION` ([`Growth::from_expansion`]: 0 means NONSCALING). `SEED`, `SLIDING` and `WINDOW`
+/// are rsbloom's.
 pub fn reserve(argv: &[&[u8]], default_expansion: u32) -> Result<Reserve, Refusal> {
-    // RedisBloom's arity, plus two arguments for rsbloom's SEED option.
-    let has_seed = argv.iter().skip(4).any(|a| is(a, "SEED"));
-    if argv.len() < 4 || argv.len() > if has_seed { 9 } else { 7 } {
+    // RedisBloom's arity, plus room for rsbloom's options.
+    let extra: usize = argv
+        .iter()
+        .skip(4)
+        .map(|a| {
+            if is(a, "SEED") || is(a, "WINDOW") {
+                2
+            } else {
+                usize::from(is(a, "SLIDING"))
+            }
+        })
+        .sum();
+    if argv.len() < 4 || argv.len() > 7 + extra.min(5) {
         return Err(Refusal::Arity);
     }
     let refuse = |text| Err(Refusal::Reply(text));
@@ -99,6 +110,7 @@ pub fn reserve(argv: &[&[u8]], default_expansion: u32) -> Result<Reserve, Refusa
     let mut nonscaling = false;
     let mut expansion_at = None;
     let mut seed_at = None;
+    let mut window = WindowOptions::default();
     let mut i = 4;
     while i < argv.len() {
         let arg = argv[i];
@@ -111,6 +123,8 @@ pub fn reserve(argv: &[&[u8]], default_expansion: u32) -> Result<Reserve, Refusa
         } else if is(arg, "SEED") {
             seed_at = Some(i + 1);
             i += 1;
+        } else if window.parse(argv, i)? {
+            i += usize::from(is(arg, "WINDOW"));
         } else {
             return refuse(errors::UNKNOWN_RESERVE_ARGUMENT);
         }
@@ -134,25 +148,85 @@ pub fn reserve(argv: &[&[u8]], default_expansion: u32) -> Result<Reserve, Refusa
             None => return refuse(errors::BAD_SEED),
         },
     };
-    Ok(Reserve {
-        spec: FilterSpec {
+    let spec = window.spec(error, capacity, growth, expansion_at.is_some())?;
+    Ok(Reserve { spec, seed })
+}
+
+/// The window options of BF.RESERVE and BF.INSERT: `SLIDING` or `WINDOW seconds`.
+#[derive(Debug, Default, Clone, Copy)]
+struct WindowOptions {
+    sliding: bool,
+    seconds: Option<u64>,
+}
+
+impl WindowOptions {
+    /// Takes `argv[i]` when it is a window option (with its value, for WINDOW), refusing a bad
+    /// value; false when it is not one.
+    fn parse(&mut self, argv: &[&[u8]], i: usize) -> Result<bool, Refusal> {
+        let arg = argv[i];
+        if is(arg, "SLIDING") {
+            self.sliding = true;
+        } else if is(arg, "WINDOW") {
+            let seconds = argv
+                .get(i + 1)
+                .and_then(|v| unsigned(v))
+                .filter(|s| (1..=Window::MAX_SECONDS).contains(s))
+                .ok_or(Refusal::Reply(errors::BAD_WINDOW))?;
+            self.seconds = Some(seconds);
+        } else {
+            return Ok(false);
+        }
+        Ok(true)
+    }
+
+    /// The spec these options make of the others, or the error for a combination that makes
+    /// no sense.
+    fn spec(
+        self,
+        error: f64,
+        capacity: u64,
+        growth: Growth,
+        expansion_given: bool,
+    ) -> Result<FilterSpec, Refusal> {
+        let refuse = |text| Err(Refusal::Reply(text));
+        let window = match (self.sliding, self.seconds) {
+            (true, Some(_)) => return refuse(errors::SLIDING_AND_WINDOW),
+            (true, None) if expansion_given => return refuse(errors::SLIDING_EXPANSION),
+            (true, None) => Window::Count,
+            (false, Some(seconds)) => Window::Time { seconds },
+            (false, None) => Window::Unbounded,
+        };
+        if window != Window::Unbounded && !crate::core::sliding::supports_error(error) {
+            return refuse(errors::WINDOW_ERROR_RATE);
+        }
+        let growth = match window {
+            Window::Count => Growth::Fixed,
+            _ => growth,
+        };
+        Ok(FilterSpec {
             error,
             capacity,
             growth,
-            window: Window::Unbounded,
-        },
-        seed,
-    })
+            window,
+        })
+    }
 }
 
 /// The explicit `BF.RESERVE` arguments after the key that rsbloom replicates for every filter
-/// it creates: `error capacity (EXPANSION n | NONSCALING) SEED seed`. They carry every
+/// it creates: `error capacity [SLIDING | WINDOW s] [EXPANSION n | NONSCALING] SEED seed`. They carry every
 /// parameter, so a replica or an AOF replay builds identical bits whatever its own defaults;
 /// [`reserve`] parses them back to the same spec and seed.
 pub fn reserve_words(spec: &FilterSpec, seed: u64) -> Vec<String> {
     // `{:?}` prints the shortest text that parses back to the same f64.
     let mut words = vec![format!("{:?}", spec.error), spec.capacity.to_string()];
+    match spec.window {
+        Window::Unbounded => {}
+        Window::Count => words.push("SLIDING".into()),
+        Window::Time { seconds } => words.extend(["WINDOW".into(), seconds.to_string()]),
+    }
     match spec.growth {
+        // A count window never grows: SLIDING says so.
+        _ if spec.window == Window::Count => {}
         Growth::Fixed => words.push("NONSCALING".into()),
         Growth::Scaling(n) => words.extend(["EXPANSION".into(), n.to_string()]),
     }
@@ -167,10 +241,13 @@ pub struct Insert {
     pub create: Option<FilterSpec>,
     /// Index in argv of the first item (after ITEMS).
     pub first_item: usize,
+    /// rsbloom's `AT ms`: the Unix time in milliseconds the adds happen at, for a time window
+    /// (rsbloom replicates every write to one with it).
+    pub at: Option<u64>,
 }
 
-/// Parses `BF.INSERT key [CAPACITY n] [ERROR r] [EXPANSION n] [NOCREATE] [NONSCALING] ITEMS
-/// item ...` as RedisBloom 2.8.2 does: each token is recognised by its first character (and
+/// Parses `BF.INSERT key [CAPACITY n] [ERROR r] [EXPANSION n] [NOCREATE] [NONSCALING] [SLIDING |
+/// WINDOW s] [AT ms] ITEMS item ...` as RedisBloom 2.8.2 does (rsbloom's options aside): each token is recognised by its first character (and
 /// the second for ERROR/EXPANSION, the third for NOCREATE/NONSCALING); value parse failures are
 /// reported during the scan, range failures after it. Options not given take `defaults`.
 pub fn insert(argv: &[&[u8]], defaults: FilterSpec) -> Result<Insert, Refusal> {
@@ -183,9 +260,23 @@ pub fn insert(argv: &[&[u8]], defaults: FilterSpec) -> Result<Insert, Refusal> {
     let mut nocreate = false;
     let mut nonscaling = false;
     let mut first_item = None;
+    let mut window = WindowOptions::default();
+    let mut clock = None;
     let mut i = 2;
     while i < argv.len() {
         let token = argv[i];
+        // rsbloom's options, whole words, none of which RedisBloom takes (its first-letter
+        // matching answers each with its unknown-argument error).
+        if window.parse(argv, i)? {
+            i += 1 + usize::from(is(token, "WINDOW"));
+            continue;
+        }
+        if is(token, "AT") {
+            let ms = argv.get(i + 1).and_then(|v| unsigned(v));
+            clock = Some(ms.ok_or(Refusal::Reply(errors::BAD_AT))?);
+            i += 2;
+            continue;
+        }
         let at = |n: usize| token.get(n).map(u8::to_ascii_lowercase);
         match at(0) {
             Some(b'i') => {
@@ -230,15 +321,16 @@ pub fn insert(argv: &[&[u8]], defaults: FilterSpec) -> Result<Insert, Refusal> {
         Some(e) => Growth::Scaling(u32::try_from(e).unwrap_or(u32::MAX)),
         None => defaults.growth,
     };
-    let spec = FilterSpec {
-        error: error.unwrap_or(defaults.error),
-        capacity: capacity.map_or(defaults.capacity, |c| c as u64),
+    let spec = window.spec(
+        error.unwrap_or(defaults.error),
+        capacity.map_or(defaults.capacity, |c| c as u64),
         growth,
-        window: Window::Unbounded,
-    };
+        expansion.is_some(),
+    )?;
     Ok(Insert {
         create: (!nocreate).then_some(spec),
         first_item,
+        at: clock,
     })
 }
 

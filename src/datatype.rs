@@ -10,7 +10,7 @@ use redis_module::raw;
 
 use crate::core::decode::{FieldReader, FieldWriter};
 use crate::core::{rdb, redisbloom_rdb, scandump};
-use crate::core::{Chain, DecodeError, FIXED_SEED};
+use crate::core::{DecodeError, Filter, FIXED_SEED};
 use crate::unwind::no_unwind;
 
 /// The data type, named as RedisBloom names it so that TYPE answers the same.
@@ -109,18 +109,18 @@ impl FieldReader for RdbReader {
 /// The value Redis passes to a callback.
 ///
 /// # Safety
-/// `value` must be a value this module created with `Box<Chain>`, alive for `'a`.
-unsafe fn chain<'a>(value: *const c_void) -> &'a Chain {
+/// `value` must be a value this module created with `Box<Filter>`, alive for `'a`.
+unsafe fn filter<'a>(value: *const c_void) -> &'a Filter {
     // SAFETY: the caller's contract.
-    unsafe { &*value.cast::<Chain>() }
+    unsafe { &*value.cast::<Filter>() }
 }
 
 extern "C" fn rdb_save(rdb: *mut raw::RedisModuleIO, value: *mut c_void) {
     // SAFETY: Redis passes a value of this type.
-    let chain = unsafe { chain(value) };
+    let filter = unsafe { filter(value) };
     // A panic here would leave a half-written value: none is expected (the encoder only
     // writes fields), and unwinding into Redis would be worse.
-    no_unwind((), || rdb::encode(chain, &mut RdbWriter(rdb)));
+    no_unwind((), || rdb::encode(filter, &mut RdbWriter(rdb)));
 }
 
 extern "C" fn rdb_load(rdb: *mut raw::RedisModuleIO, encver: c_int) -> *mut c_void {
@@ -130,15 +130,15 @@ extern "C" fn rdb_load(rdb: *mut raw::RedisModuleIO, encver: c_int) -> *mut c_vo
             // RedisBloom's own encodings (drop-in migration). The native links such a chain
             // grows later use the fixed seed, so replicas and AOF replays grow identical ones.
             0..=redisbloom_rdb::MAX_ENCODING_VERSION => {
-                redisbloom_rdb::decode(&mut RdbReader(rdb), encver, FIXED_SEED)
+                redisbloom_rdb::decode(&mut RdbReader(rdb), encver, FIXED_SEED).map(Filter::Chain)
             }
             _ => Err(DecodeError::UnknownEncoding),
         }
     });
     match decoded {
-        Ok(chain) => {
-            crate::stats::filter_created(&chain);
-            Box::into_raw(Box::new(chain)).cast()
+        Ok(filter) => {
+            crate::stats::filter_created(&filter);
+            Box::into_raw(Box::new(filter)).cast()
         }
         Err(why) => {
             log_io_warning(
@@ -161,16 +161,16 @@ fn log_io_warning(rdb: *mut raw::RedisModuleIO, msg: &str) {
 
 extern "C" fn free(value: *mut c_void) {
     no_unwind((), || {
-        // SAFETY: Redis hands back a value created with `Box<Chain>`, once.
-        let chain = unsafe { Box::from_raw(value.cast::<Chain>()) };
-        crate::stats::filter_freed(&chain);
+        // SAFETY: Redis hands back a value created with `Box<Filter>`, once.
+        let filter = unsafe { Box::from_raw(value.cast::<Filter>()) };
+        crate::stats::filter_freed(&filter);
     });
 }
 
 extern "C" fn mem_usage(value: *const c_void) -> usize {
     // SAFETY: Redis passes a value of this type.
-    let chain = unsafe { chain(value) };
-    no_unwind(0, || chain.memory_usage() as usize)
+    let filter = unsafe { filter(value) };
+    no_unwind(0, || filter.memory_usage() as usize)
 }
 
 /// Rewrites a filter as the commands that rebuild it: `BF.LOADCHUNK key 1 <header>`, then
@@ -181,7 +181,7 @@ extern "C" fn aof_rewrite(
     value: *mut c_void,
 ) {
     // SAFETY: Redis passes a value of this type.
-    let chain = unsafe { chain(value) };
+    let filter = unsafe { filter(value) };
     let emit = |iterator: i64, data: &[u8]| {
         // SAFETY: live AOF handle and key; "slb" takes a RedisModuleString, a long long and a
         // buffer with its length, all valid for the call, which copies them.
@@ -198,17 +198,18 @@ extern "C" fn aof_rewrite(
         };
     };
     no_unwind((), || {
-        emit(1, &scandump::header(chain));
-        for (next, data) in scandump::chunks(chain) {
+        emit(1, &scandump::header(filter));
+        for (next, data) in scandump::chunks(filter) {
             emit(next, data);
         }
     });
 }
 
-/// DEBUG DIGEST-VALUE: the header (parameters, seed, layouts), every bit, and the item count.
+/// DEBUG DIGEST-VALUE: the header (parameters, seed, layouts; a window filter's clock and
+/// slices), every bit, and the item count.
 extern "C" fn digest(md: *mut raw::RedisModuleDigest, value: *mut c_void) {
     // SAFETY: Redis passes a value of this type.
-    let chain = unsafe { chain(value) };
+    let filter = unsafe { filter(value) };
     let add = |bytes: &[u8]| {
         // SAFETY: live digest handle; Redis reads `bytes.len()` bytes from a valid slice.
         unsafe {
@@ -216,14 +217,14 @@ extern "C" fn digest(md: *mut raw::RedisModuleDigest, value: *mut c_void) {
         };
     };
     no_unwind((), || {
-        add(&scandump::header(chain));
-        for link in chain.links() {
-            add(link.bytes());
+        add(&scandump::header(filter));
+        for bits in filter.bit_arrays() {
+            add(bits);
         }
     });
     // SAFETY: live digest handle.
     unsafe {
-        raw::RedisModule_DigestAddLongLong.unwrap()(md, chain.items() as std::ffi::c_longlong);
+        raw::RedisModule_DigestAddLongLong.unwrap()(md, filter.added() as std::ffi::c_longlong);
         raw::RedisModule_DigestEndSequence.unwrap()(md);
     }
 }
@@ -235,11 +236,11 @@ extern "C" fn copy(
     value: *const c_void,
 ) -> *mut c_void {
     // SAFETY: Redis passes a value of this type.
-    let chain = unsafe { chain(value) };
+    let filter = unsafe { filter(value) };
     // NULL makes COPY fail cleanly (out of memory is an abort, not a panic, in Redis).
     no_unwind(std::ptr::null_mut(), || {
-        crate::stats::filter_created(chain);
-        Box::into_raw(Box::new(chain.clone())).cast()
+        crate::stats::filter_created(filter);
+        Box::into_raw(Box::new(filter.clone())).cast()
     })
 }
 
@@ -247,7 +248,6 @@ extern "C" fn copy(
 /// in a background thread, so DEL/UNLINK of a big filter does not stall the server.
 extern "C" fn free_effort(_key: *mut raw::RedisModuleString, value: *const c_void) -> usize {
     // SAFETY: Redis passes a value of this type.
-    let chain = unsafe { chain(value) };
-    let words: usize = chain.links().iter().map(|l| l.words().len()).sum();
-    words / 1024 + 1
+    let filter = unsafe { filter(value) };
+    (filter.bit_bytes() / 8 / 1024 + 1) as usize
 }

@@ -30,6 +30,15 @@ pub const NO_LINK: &str = "ERR invalid offset - no link found";
 pub const CHUNK_TOO_BIG: &str = "ERR invalid chunk - Too big for current filter";
 pub const CANNOT_GROW: &str =
     "ERR cannot add a link: its error rate or capacity is out of range (error underflow)";
+pub const BAD_WINDOW: &str = "ERR WINDOW takes whole seconds, from 1 to 4294967295";
+pub const SLIDING_AND_WINDOW: &str =
+    "ERR SLIDING and WINDOW exclude each other: SLIDING keeps the newest items by count, WINDOW by time";
+pub const SLIDING_EXPANSION: &str =
+    "ERR SLIDING filters do not grow (their memory is fixed): EXPANSION does not apply";
+pub const WINDOW_ERROR_RATE: &str =
+    "ERR window filters take error rates from 3.6e-15 (at most 48 bits per item)";
+pub const BAD_AT: &str = "ERR AT takes a Unix time in milliseconds";
+pub const NOT_A_WINDOW: &str = "ERR not a window filter (created without SLIDING or WINDOW)";
 pub const WINDOW_FULL: &str = "ERR window filter is full: NONSCALING and more than its capacity \
     within one window";
 

@@ -21,7 +21,7 @@ use std::ffi::{c_int, CStr, CString};
 
 use redis_module::raw;
 
-use crate::core::Chain;
+use crate::core::Filter;
 use crate::datatype::BLOOM_TYPE;
 use crate::errors;
 
@@ -222,6 +222,14 @@ impl Ctx {
         }
     }
 
+    /// The server's wall clock, Unix milliseconds: the time a window filter reads and writes
+    /// at (a write replicates the time it used, so replicas never read their own for it).
+    pub fn now_ms(&self) -> u64 {
+        std::time::SystemTime::now()
+            .duration_since(std::time::UNIX_EPOCH)
+            .map_or(0, |d| d.as_millis() as u64)
+    }
+
     /// Emits a keyspace event of class `d` (module) named `event` for the key `args[key]`.
     pub fn notify(&self, event: &CStr, args: &Args, key: usize) {
         // SAFETY: see `reply_error`; the key string lives for the whole call.
@@ -251,7 +259,7 @@ impl Ctx {
 /// What a key holds.
 pub enum KeyContent<'a> {
     Empty,
-    Bloom(&'a mut Chain),
+    Bloom(&'a mut Filter),
     /// A value of another type (a string, a set, another module's).
     Other,
 }
@@ -273,26 +281,26 @@ impl Key {
         {
             return KeyContent::Other;
         }
-        // SAFETY: the key holds our type, whose value is a `Box<Chain>` we created; the key
+        // SAFETY: the key holds our type, whose value is a `Box<Filter>` we created; the key
         // stays open (and the value alive) for as long as the exclusive borrow of `self`.
         KeyContent::Bloom(unsafe {
-            &mut *raw::RedisModule_ModuleTypeGetValue.unwrap()(self.0).cast::<Chain>()
+            &mut *raw::RedisModule_ModuleTypeGetValue.unwrap()(self.0).cast::<Filter>()
         })
     }
 
     /// The filter in this key, or the error to reply when it is missing (`ERR not found`) or
     /// of another type, for the commands that need an existing filter.
-    pub fn filter(&mut self) -> Result<&mut Chain, &'static str> {
+    pub fn filter(&mut self) -> Result<&mut Filter, &'static str> {
         match self.content() {
-            KeyContent::Bloom(chain) => Ok(chain),
+            KeyContent::Bloom(filter) => Ok(filter),
             KeyContent::Empty => Err(errors::NOT_FOUND),
             KeyContent::Other => Err(errors::WRONG_TYPE),
         }
     }
 
-    /// Stores a new chain in an empty key opened for writing and returns it.
-    pub fn create(&mut self, chain: Chain) -> &mut Chain {
-        let value = Box::into_raw(Box::new(chain));
+    /// Stores a new filter in an empty key opened for writing and returns it.
+    pub fn create(&mut self, filter: Filter) -> &mut Filter {
+        let value = Box::into_raw(Box::new(filter));
         // SAFETY: the key is open for writing and empty; ownership of `value` passes to Redis,
         // which frees it through the type's free callback.
         unsafe {
@@ -304,9 +312,9 @@ impl Key {
         };
         // SAFETY: `value` is alive while the key is (Redis owns it now), and the exclusive
         // borrow of `self` keeps any other reference from being made meanwhile.
-        let chain = unsafe { &mut *value };
-        crate::stats::filter_created(chain);
-        chain
+        let filter = unsafe { &mut *value };
+        crate::stats::filter_created(filter);
+        filter
     }
 }
 

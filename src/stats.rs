@@ -11,7 +11,7 @@ use std::sync::atomic::{AtomicU64, Ordering::Relaxed};
 
 use redis_module::raw;
 
-use crate::core::Chain;
+use crate::core::Filter;
 
 static FILTERS: AtomicU64 = AtomicU64::new(0);
 static BYTES: AtomicU64 = AtomicU64::new(0);
@@ -20,18 +20,26 @@ static ADDS: AtomicU64 = AtomicU64::new(0);
 static CHECKS: AtomicU64 = AtomicU64::new(0);
 static REFUSALS: AtomicU64 = AtomicU64::new(0);
 
-/// A chain became a value Redis holds.
-pub fn filter_created(chain: &Chain) {
+/// A filter became a value Redis holds.
+pub fn filter_created(filter: &Filter) {
     FILTERS.fetch_add(1, Relaxed);
-    BYTES.fetch_add(chain.bit_bytes(), Relaxed);
-    ITEMS.fetch_add(chain.items(), Relaxed);
+    BYTES.fetch_add(filter.bit_bytes(), Relaxed);
+    ITEMS.fetch_add(filter.added(), Relaxed);
 }
 
 /// A value Redis held is being freed.
-pub fn filter_freed(chain: &Chain) {
+pub fn filter_freed(filter: &Filter) {
     FILTERS.fetch_sub(1, Relaxed);
-    BYTES.fetch_sub(chain.bit_bytes(), Relaxed);
-    ITEMS.fetch_sub(chain.items(), Relaxed);
+    BYTES.fetch_sub(filter.bit_bytes(), Relaxed);
+    ITEMS.fetch_sub(filter.added(), Relaxed);
+}
+
+/// A window filter's memory changed by something other than an add (it dropped slices
+/// before the add that followed): `freed` bytes.
+pub fn bytes_freed(freed: u64) {
+    if freed != 0 {
+        BYTES.fetch_sub(freed, Relaxed);
+    }
 }
 
 /// One add command's effect on a live filter: `added` new items, `grown_bytes` of new links,

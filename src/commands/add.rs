@@ -1,12 +1,18 @@
 //! BF.ADD key item, BF.MADD key item [item ...],
-//! BF.INSERT key [CAPACITY n] [ERROR r] [EXPANSION n] [NOCREATE] [NONSCALING] ITEMS item ...:
+//! BF.INSERT key [CAPACITY n] [ERROR r] [EXPANSION n] [NOCREATE] [NONSCALING]
+//! [SLIDING | WINDOW s] [AT ms] ITEMS item ...:
 //! the insert path, creating the filter (with the module defaults or INSERT's options) when
 //! the key is missing.
+//!
+//! A write to a time window happens at a clock: the server's, or INSERT's `AT`. It is
+//! replicated as `BF.INSERT key NOCREATE AT <that clock> ITEMS <the items taken>`, so a replica
+//! or an AOF replay ends generations and drops slices exactly where the primary did, whatever
+//! its own clock says.
 
 use super::chain_error_text;
 use super::create::create;
 use crate::args::{self, Refusal};
-use crate::core::{AddOutcome, Chain, ChainError, FilterSpec};
+use crate::core::{AddOutcome, ChainError, Filter, FilterSpec};
 use crate::redis::{Args, Ctx, KeyContent, Word};
 use crate::{config, errors, stats};
 
@@ -14,20 +20,20 @@ pub fn add(ctx: &Ctx, a: &Args) {
     if a.len() != 3 {
         return ctx.reply_wrong_arity();
     }
-    insert(ctx, a, 2, false, Some(config::default_spec()), c"bf.add");
+    insert(ctx, a, 2, false, Some(config::default_spec()), None, c"bf.add");
 }
 
 pub fn madd(ctx: &Ctx, a: &Args) {
     if a.len() < 3 {
         return ctx.reply_wrong_arity();
     }
-    insert(ctx, a, 2, true, Some(config::default_spec()), c"bf.madd");
+    insert(ctx, a, 2, true, Some(config::default_spec()), None, c"bf.madd");
 }
 
 /// BF.INSERT, its options parsed by [`args::insert`].
 pub fn insert_command(ctx: &Ctx, a: &Args) {
     match args::insert(&a.to_vec(), config::default_spec()) {
-        Ok(i) => insert(ctx, a, i.first_item, true, i.create, c"bf.insert"),
+        Ok(i) => insert(ctx, a, i.first_item, true, i.create, i.at, c"bf.insert"),
         Err(Refusal::Arity) => ctx.reply_wrong_arity(),
         Err(Refusal::Reply(text)) => ctx.reply_error(text),
     }
@@ -36,25 +42,26 @@ pub fn insert_command(ctx: &Ctx, a: &Args) {
 /// Adds `a[first..]` to the filter at `a[1]`, replying one result (or an array of them when
 /// `multi`). A missing key is created as `create_as` says (see [`create`]), or is `ERR not
 /// found` when `create_as` is None (INSERT's NOCREATE). A full NONSCALING filter ends the array
-/// with its error, as RedisBloom does.
+/// with its error, as RedisBloom does. A time window adds at `at`, or else the server's clock.
 fn insert(
     ctx: &Ctx,
     a: &Args,
     first: usize,
     multi: bool,
     create_as: Option<FilterSpec>,
+    at: Option<u64>,
     event: &std::ffi::CStr,
 ) {
     let mut key = ctx.open_key(a, 1, true);
-    let chain: &mut Chain = match key.content() {
+    let filter: &mut Filter = match key.content() {
         KeyContent::Other => return ctx.reply_error(errors::WRONG_TYPE),
-        KeyContent::Bloom(chain) => chain,
+        KeyContent::Bloom(filter) => filter,
         KeyContent::Empty => {
             let Some(spec) = create_as else {
                 return ctx.reply_error(errors::NOT_FOUND);
             };
             match create(ctx, a, &mut key, spec, None) {
-                Ok(chain) => chain,
+                Ok(filter) => filter,
                 Err(text) => {
                     // The memory limit refused the implicit creation: every item is refused.
                     stats::adds(0, 0, (a.len() - first) as u64);
@@ -67,12 +74,13 @@ fn insert(
     if multi {
         ctx.reply_postponed_array();
     }
-    let bytes_before = chain.bit_bytes();
+    let bytes_before = filter.bit_bytes();
+    let now = at.unwrap_or_else(|| ctx.now_ms());
     let (mut replied, mut added) = (0, 0);
     // Argument indexes of the items refused: rare, so no allocation on the usual path.
     let mut refused = Vec::new();
     let items = (first..a.len()).map(|i| a.get(i));
-    chain.add_many(items, limit, |result| {
+    filter.add_many(items, now, limit, |result| {
         let at = first + replied;
         replied += 1;
         match result {
@@ -88,15 +96,19 @@ fn insert(
             }
         }
     });
+    let bytes_after = filter.bit_bytes();
+    // A window filter may free slices as it goes.
     stats::adds(
         added,
-        chain.bit_bytes() - bytes_before,
+        bytes_after.saturating_sub(bytes_before),
         refused.len() as u64,
     );
+    stats::bytes_freed(bytes_before.saturating_sub(bytes_after));
     if multi {
         ctx.set_array_len(replied);
     }
-    replicate_applied(ctx, a, first..first + replied, &refused);
+    let clock = filter.is_time_window().then_some(now);
+    replicate_applied(ctx, a, first..first + replied, &refused, clock);
     ctx.notify(event, a, 1);
 }
 
@@ -105,9 +117,16 @@ fn insert(
 /// items that were taken, in order, or nothing when none was: a replica or an AOF replay then
 /// applies the same changes and never meets the error, which Redis would count as a
 /// propagation error (`propagation-error-behavior`). A refused item changed nothing, so
-/// leaving it out changes no other item's outcome.
-fn replicate_applied(ctx: &Ctx, a: &Args, handled: std::ops::Range<usize>, refused: &[usize]) {
-    if refused.is_empty() && handled.end == a.len() {
+/// leaving it out changes no other item's outcome. A time window's write is always
+/// `BF.INSERT key NOCREATE AT clock ITEMS <taken>`, with the `clock` it happened at.
+fn replicate_applied(
+    ctx: &Ctx,
+    a: &Args,
+    handled: std::ops::Range<usize>,
+    refused: &[usize],
+    clock: Option<u64>,
+) {
+    if clock.is_none() && refused.is_empty() && handled.end == a.len() {
         return ctx.replicate_verbatim();
     }
     // Both ascending: walk them together.
@@ -119,6 +138,22 @@ fn replicate_applied(ctx: &Ctx, a: &Args, handled: std::ops::Range<usize>, refus
     if taken.is_empty() {
         return;
     }
-    let argv: Vec<Word> = std::iter::once(Word::Arg(1)).chain(taken).collect();
-    ctx.replicate(c"BF.MADD", a, &argv);
+    let key = std::iter::once(Word::Arg(1));
+    match clock {
+        None => {
+            let argv: Vec<Word> = key.chain(taken).collect();
+            ctx.replicate(c"BF.MADD", a, &argv);
+        }
+        Some(clock) => {
+            let clock = clock.to_string();
+            let options = [
+                Word::Text("NOCREATE"),
+                Word::Text("AT"),
+                Word::Text(&clock),
+                Word::Text("ITEMS"),
+            ];
+            let argv: Vec<Word> = key.chain(options).chain(taken).collect();
+            ctx.replicate(c"BF.INSERT", a, &argv);
+        }
+    }
 }

@@ -5,7 +5,7 @@
 use std::io::Read;
 
 use super::chain_error_text;
-use crate::core::{Chain, FilterSpec};
+use crate::core::{Filter, FilterSpec};
 use crate::redis::{Args, Ctx, Key, Word};
 use crate::{args, config};
 
@@ -23,22 +23,22 @@ fn random_seed() -> u64 {
 }
 
 /// Creates the filter `spec` in the empty key `args[1]`, with `seed` or a random one, and
-/// replicates `BF.RESERVE key error capacity (EXPANSION n | NONSCALING) SEED seed`. Returns
-/// the error text to reply when the filter cannot be built.
+/// replicates `BF.RESERVE key error capacity [SLIDING | WINDOW s] (EXPANSION n | NONSCALING)
+/// SEED seed`. Returns the error text to reply when the filter cannot be built.
 pub fn create<'k>(
     ctx: &Ctx,
     args: &Args,
     key: &'k mut Key,
     spec: FilterSpec,
     seed: Option<u64>,
-) -> Result<&'k mut Chain, String> {
+) -> Result<&'k mut Filter, String> {
     let seed = seed.unwrap_or_else(random_seed);
-    let chain =
-        Chain::new(&spec, seed, config::max_filter_bytes()).map_err(|e| chain_error_text(&e))?;
+    let filter =
+        Filter::new(&spec, seed, config::max_filter_bytes()).map_err(|e| chain_error_text(&e))?;
     let words = args::reserve_words(&spec, seed);
     let argv: Vec<Word> = std::iter::once(Word::Arg(1))
         .chain(words.iter().map(|w| Word::Text(w)))
         .collect();
     ctx.replicate(c"BF.RESERVE", args, &argv);
-    Ok(key.create(chain))
+    Ok(key.create(filter))
 }

@@ -1,6 +1,8 @@
-//! BF.DEBUG key: the chain's item count, then one status line per link.
+//! BF.DEBUG key: the chain's item count, then one status line per link; for a window filter,
+//! its window, then one line per slice with its age and fill.
 
-use crate::core::Chain;
+use crate::core::sliding::{Kind, Sliding, OPEN};
+use crate::core::{Chain, Filter};
 use crate::redis::{Args, Ctx};
 
 pub fn debug(ctx: &Ctx, a: &Args) {
@@ -10,8 +12,11 @@ pub fn debug(ctx: &Ctx, a: &Args) {
     let mut key = ctx.open_key(a, 1, false);
     match key.filter() {
         Err(text) => ctx.reply_error(text),
-        Ok(chain) => {
-            let lines = lines(chain);
+        Ok(filter) => {
+            let lines = match filter {
+                Filter::Chain(chain) => lines(chain),
+                Filter::Sliding(s) => window_lines(s, ctx.now_ms()),
+            };
             ctx.reply_array(lines.len());
             for line in &lines {
                 ctx.reply_bulk(line.as_bytes());
@@ -38,6 +43,46 @@ fn lines(chain: &Chain) -> Vec<String> {
     std::iter::once(format!("size:{}", chain.items()))
         .chain(links)
         .collect()
+}
+
+/// `size:<items in window> window:<w> unit:<items|ms> clock:<c> hashes:<k> generations:<l>`,
+/// then per slice, oldest first: `slice:<number> live:<0|1> age:<clock - started>
+/// ended:<clock units, or open> bits:<m> items:<added while newest> load:<bits set>/<capacity>
+/// fill:<estimated share of set bits> level:<growth step>`. Ages and times are in the window's
+/// unit: inserts or milliseconds.
+fn window_lines(s: &Sliding, now: u64) -> Vec<String> {
+    let clock = s.clock_at(now);
+    let first_live = s.first_live(clock);
+    let unit = match s.kind() {
+        Kind::Count => "items",
+        Kind::Time => "ms",
+    };
+    let head = format!(
+        "size:{} window:{} unit:{unit} clock:{clock} hashes:{} generations:{}",
+        s.card(now),
+        s.window(),
+        s.hashes(),
+        s.generations()
+    );
+    let slices = s.slices().iter().enumerate().map(|(i, slice)| {
+        let ended = match slice.ended {
+            OPEN => "open".to_string(),
+            t => t.to_string(),
+        };
+        format!(
+            "slice:{} live:{} age:{} ended:{ended} bits:{} items:{} load:{}/{} fill:{} level:{}",
+            slice.generation,
+            u8::from(i >= first_live),
+            clock.saturating_sub(slice.started),
+            slice.bit_count(),
+            slice.count,
+            slice.load,
+            slice.capacity,
+            format_g(slice.fill()),
+            slice.level
+        )
+    });
+    std::iter::once(head).chain(slices).collect()
 }
 
 /// Formats like C's `printf("%g")`: 6 significant digits, trailing zeros dropped, scientific

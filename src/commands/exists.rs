@@ -21,19 +21,23 @@ pub fn mexists(ctx: &Ctx, a: &Args) {
 /// one boolean, or an array of them when `multi`.
 fn check(ctx: &Ctx, a: &Args, multi: bool) {
     let mut key = ctx.open_key(a, 1, false);
-    let chain = match key.content() {
+    let filter = match key.content() {
         KeyContent::Empty => None,
         // rsbloom: a key of another type is WRONGTYPE, as for every Redis command.
         KeyContent::Other => return ctx.reply_error(errors::WRONG_TYPE),
-        KeyContent::Bloom(chain) => Some(chain),
+        KeyContent::Bloom(filter) => Some(filter),
     };
     crate::stats::checks((a.len() - 2) as u64);
     if multi {
         ctx.reply_array(a.len() - 2);
     }
     let items = (2..a.len()).map(|i| a.get(i));
-    match chain {
-        Some(chain) => chain.contains_many(items, |present| ctx.reply_bool(present)),
+    match filter {
+        // A window filter reads at the server's clock, never writing: slices past the window
+        // are skipped here and dropped by the next write.
+        Some(filter) => filter.contains_many(items, ctx.now_ms(), |present| {
+            ctx.reply_bool(present)
+        }),
         None => items.for_each(|_| ctx.reply_bool(false)),
     }
 }

@@ -12,15 +12,15 @@ pub fn scandump(ctx: &Ctx, a: &Args) {
     }
     // RedisBloom looks the key up before it parses the iterator.
     let mut key = ctx.open_key(a, 1, false);
-    let chain = match key.filter() {
-        Ok(chain) => chain,
+    let filter = match key.filter() {
+        Ok(filter) => filter,
         Err(text) => return ctx.reply_error(text),
     };
     let Some(iterator) = args::integer(a.get(2)) else {
         return ctx.reply_error(errors::SCANDUMP_BAD_ITERATOR);
     };
     ctx.reply_array(2);
-    match scandump::scan(chain, iterator) {
+    match scandump::scan(filter, iterator) {
         Scan::Header(header) => {
             ctx.reply_integer(1);
             ctx.reply_bulk(&header);
@@ -51,11 +51,13 @@ pub fn loadchunk(ctx: &Ctx, a: &Args) {
         // A chain from a RedisBloom header gets the fixed seed, so that a replica or an AOF
         // replay of this command grows identical native links later.
         KeyContent::Empty => {
-            scandump::chain_from_header(data, FIXED_SEED, config::max_filter_bytes()).map(|chain| {
-                key.create(chain);
-            })
+            scandump::filter_from_header(data, FIXED_SEED, config::max_filter_bytes()).map(
+                |filter| {
+                    key.create(filter);
+                },
+            )
         }
-        KeyContent::Bloom(chain) => scandump::load_chunk(chain, iterator, data),
+        KeyContent::Bloom(filter) => scandump::load_chunk(filter, iterator, data),
     };
     match result {
         Err(e) => ctx.reply_error(&dump_error_text(&e)),

@@ -1,14 +1,20 @@
 //! The one decoder skeleton. rsbloom's RDB format ([`super::rdb`]), RedisBloom's RDB encodings
 //! ([`super::redisbloom_rdb`]) and the SCANDUMP header ([`super::scandump`]) each read their
-//! own fields, then build the chain through [`ChainBuilder`], which owns every invariant a
+//! own fields, then build the filter through [`ChainBuilder`], which owns every invariant a
 //! chain must hold (link count, growth, per-link geometry, the memory the links take, item
-//! sums). A check that fires names itself in [`DecodeError`], so a test can assert which one.
+//! sums), or, for a window filter, [`SlidingBuilder`] (its parameters, each slice's geometry
+//! and counts, the memory). A check that fires names itself in [`DecodeError`], so a test can
+//! assert which one.
 
 use std::fmt;
+
+use std::collections::VecDeque;
 
 use super::chain::{Chain, MAX_LINKS};
 use super::link::{Layout, Link};
 use super::sizing::{Geometry, MAX_HASHES, MAX_LINK_BITS};
+use super::sliding::{self, Kind, Slice, Sliding, OPEN};
+use super::spec::{Growth, Window};
 
 /// Why a serialised filter was refused: which check fired.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -47,6 +53,14 @@ pub enum DecodeError {
     LongPiece,
     /// A SCANDUMP header whose length is not what its link count says.
     HeaderLength,
+    /// A window filter's parameters that no window filter has (kind, window, hashes,
+    /// generations, base slice).
+    WindowParameters,
+    /// A window filter's slice count: over the limit, or neither 0 nor at least `k`.
+    SliceCount,
+    /// A slice whose numbers cannot be: generations out of order, an open generation that is
+    /// not the newest, counts over its load or its load over its capacity.
+    SliceState,
 }
 
 impl fmt::Display for DecodeError {
@@ -69,6 +83,9 @@ impl fmt::Display for DecodeError {
             DecodeError::EmptyPiece => "empty bit-array piece",
             DecodeError::LongPiece => "bit-array piece longer than its link",
             DecodeError::HeaderLength => "header length disagrees with its link count",
+            DecodeError::WindowParameters => "bad window filter parameters",
+            DecodeError::SliceCount => "bad window slice count",
+            DecodeError::SliceState => "bad window slice state",
         };
         f.write_str(text)
     }
@@ -194,6 +211,211 @@ impl ChainBuilder {
             self.header.seed,
             self.links,
         ))
+    }
+}
+
+/// A window filter as a serialised form describes it, before its slices.
+#[derive(Debug, Clone, Copy, PartialEq)]
+pub struct SlidingHeader {
+    /// 1: count window (`SLIDING`), 2: time window (`WINDOW`).
+    pub kind: u64,
+    pub seed: u64,
+    pub error: f64,
+    pub capacity: u64,
+    pub window: u64,
+    pub span: u64,
+    pub hashes: u64,
+    pub generations: u64,
+    pub base_capacity: u64,
+    pub base_bits: u64,
+    /// 0 for a filter that does not grow (count windows, NONSCALING time windows).
+    pub expansion: u64,
+    pub clock: u64,
+    pub added: u64,
+    pub next_generation: u64,
+    pub slices: u64,
+}
+
+impl SlidingHeader {
+    /// The header fields of a filter, as every format writes them.
+    pub fn of(f: &Sliding) -> Self {
+        SlidingHeader {
+            kind: match f.kind {
+                Kind::Count => 1,
+                Kind::Time => 2,
+            },
+            seed: f.seed,
+            error: f.error,
+            capacity: f.capacity,
+            window: f.window,
+            span: f.span,
+            hashes: u64::from(f.hashes),
+            generations: u64::from(f.generations),
+            base_capacity: f.base_capacity,
+            base_bits: f.base_bits,
+            expansion: match f.growth {
+                Growth::Fixed => 0,
+                Growth::Scaling(n) => u64::from(n),
+            },
+            clock: f.clock,
+            added: f.added,
+            next_generation: f.next_generation,
+            slices: f.slices.len() as u64,
+        }
+    }
+}
+
+/// One slice as a serialised form describes it, before its bits.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct SliceHeader {
+    pub generation: u64,
+    pub started: u64,
+    pub ended: u64,
+    pub count: u64,
+    pub load: u64,
+    pub capacity: u64,
+    pub level: u64,
+    pub bits: u64,
+}
+
+impl SliceHeader {
+    pub fn of(s: &Slice) -> Self {
+        SliceHeader {
+            generation: s.generation,
+            started: s.started,
+            ended: s.ended,
+            count: s.count,
+            load: s.load,
+            capacity: s.capacity,
+            level: u64::from(s.level),
+            bits: s.bit_count(),
+        }
+    }
+
+    /// Bytes of the slice's bit array (valid once the builder checked it).
+    pub fn bytes(&self) -> u64 {
+        self.bits / 8
+    }
+}
+
+/// Builds a decoded window filter slice by slice, checking each before allocating it.
+#[derive(Debug)]
+pub struct SlidingBuilder {
+    filter: Sliding,
+    declared: usize,
+    bytes: u64,
+}
+
+impl SlidingBuilder {
+    /// Starts a window filter: checks every parameter against what [`Sliding::new`] can make.
+    pub fn new(h: SlidingHeader) -> Result<Self, DecodeError> {
+        let bad = Err(DecodeError::WindowParameters);
+        let kind = match h.kind {
+            1 => Kind::Count,
+            2 => Kind::Time,
+            _ => return bad,
+        };
+        let growth = match (kind, h.expansion) {
+            (_, 0) => Growth::Fixed,
+            (Kind::Time, n) if n <= u64::from(u32::MAX) => Growth::Scaling(n as u32),
+            _ => return Err(DecodeError::Expansion),
+        };
+        if !(h.error > 0.0 && h.error < 1.0) {
+            return Err(DecodeError::ErrorRate);
+        }
+        let time_ok = h.window >= 1000
+            && h.window <= Window::MAX_SECONDS * 1000
+            && h.span >= 1
+            && h.span <= h.window;
+        let shape_ok = match kind {
+            Kind::Count => h.window == h.capacity && h.span == 0,
+            Kind::Time => time_ok,
+        };
+        if !shape_ok
+            || h.capacity == 0
+            || h.hashes == 0
+            || h.hashes > u64::from(sliding::MAX_HASHES)
+            || h.generations == 0
+            || h.generations > u64::from(sliding::MAX_HASHES * sliding::MIN_SLACK_DIVISOR)
+            || h.base_capacity < h.hashes
+            || h.base_bits == 0
+            || !h.base_bits.is_multiple_of(64)
+            || h.base_bits > MAX_LINK_BITS
+        {
+            return bad;
+        }
+        let n = h.slices;
+        if n > sliding::MAX_SLICES as u64 || (n != 0 && n < h.hashes) {
+            return Err(DecodeError::SliceCount);
+        }
+        Ok(SlidingBuilder {
+            filter: Sliding {
+                kind,
+                seed: h.seed,
+                error: h.error,
+                capacity: h.capacity,
+                window: h.window,
+                span: h.span,
+                hashes: h.hashes as u32,
+                generations: h.generations as u32,
+                base_capacity: h.base_capacity,
+                base_bits: h.base_bits,
+                growth,
+                clock: h.clock,
+                added: h.added,
+                next_generation: h.next_generation,
+                slices: VecDeque::with_capacity(n as usize),
+            },
+            declared: n as usize,
+            bytes: 0,
+        })
+    }
+
+    /// Checks a slice and allocates its zeroed bits (refusing, before allocating, slices that
+    /// together pass the machine's memory). Returns its bytes for the decoder to fill.
+    pub fn slice(&mut self, h: SliceHeader) -> Result<&mut [u8], DecodeError> {
+        let slices = &self.filter.slices;
+        if slices.len() == self.declared {
+            return Err(DecodeError::SliceCount);
+        }
+        if h.bits == 0 || !h.bits.is_multiple_of(64) || h.bits > MAX_LINK_BITS {
+            return Err(DecodeError::BitCount);
+        }
+        let newest = slices.len() + 1 == self.declared;
+        let in_order = slices.back().is_none_or(|s| s.generation < h.generation)
+            && h.generation < self.filter.next_generation;
+        if !in_order
+            || (h.ended == OPEN) != newest
+            || h.capacity == 0
+            || h.load > h.capacity
+            || h.count > h.load
+            || h.level > 64
+        {
+            return Err(DecodeError::SliceState);
+        }
+        self.bytes = self.bytes.saturating_add(h.bytes());
+        if machine_memory().is_some_and(|memory| self.bytes > memory) {
+            return Err(DecodeError::MachineMemory);
+        }
+        let mut slice = Slice::new(h.generation, h.started, h.bits, h.capacity, h.level as u32);
+        slice.ended = h.ended;
+        slice.count = h.count;
+        slice.load = h.load;
+        self.filter.slices.push_back(slice);
+        Ok(self
+            .filter
+            .slices
+            .back_mut()
+            .expect("just pushed")
+            .bytes_mut())
+    }
+
+    /// The filter, once every slice is in.
+    pub fn finish(self) -> Result<Sliding, DecodeError> {
+        if self.filter.slices.len() != self.declared {
+            return Err(DecodeError::SliceCount);
+        }
+        Ok(self.filter)
     }
 }
 

@@ -3,13 +3,16 @@
 //! its own.
 //!
 //! - [`spec`]: what a new filter is asked to be ([`FilterSpec`], [`Growth`]).
-//! - [`sizing`], [`hash`], [`link`], [`chain`]: the filter itself.
+//! - [`sizing`], [`hash`], [`link`], [`chain`]: RedisBloom's scaling filter.
+//! - [`sliding`]: window filters, which forget (`SLIDING`, `WINDOW`).
+//! - [`filter`]: the value of a key, either kind ([`Filter`]).
 //! - [`decode`]: the one decoder skeleton every serialised form builds through.
 //! - [`rdb`]: rsbloom's RDB format; [`redisbloom_rdb`]: RedisBloom's RDB encodings (migration);
 //!   [`scandump`]: the BF.SCANDUMP / BF.LOADCHUNK stream (also the AOF rewrite).
 
 pub mod chain;
 pub mod decode;
+pub mod filter;
 pub mod hash;
 pub mod hints;
 pub mod link;
@@ -23,6 +26,7 @@ pub mod spec;
 
 pub use chain::{AddOutcome, Chain, ChainError};
 pub use decode::DecodeError;
+pub use filter::Filter;
 pub use hash::FIXED_SEED;
 pub use link::{Layout, Link};
 pub use sliding::Sliding;

@@ -17,6 +17,19 @@
 //!   unsigned  items          items in this link
 //!   string*   the bit array, little-endian words, in pieces of at most CHUNK_BYTES
 //! ```
+//!
+//! A window filter ([`super::Sliding`]) sets flag bit 1 (`WINDOW`), which older builds refuse
+//! as an unknown flag, and its fields follow the flags instead:
+//!
+//! ```text
+//! unsigned  kind, seed       1 count window, 2 time window; the hash seed
+//! double    error
+//! unsigned  capacity, window, span, hashes, generations, base capacity, base bits,
+//!           expansion (0: does not grow), clock, added, next generation, slices (0 or >= k)
+//! per slice, oldest first:
+//!   unsigned  generation, started, ended, count, load, capacity, level, bits
+//!   string*   the bit array, as a link's
+//! ```
 //! Splitting the bit array keeps Redis's per-string work (LZF attempt, read buffer) bounded
 //! instead of allocating a second copy of a multi-gigabyte array.
 //! Older rsbloom builds wrote 16 MiB pieces; the reader takes pieces of any size.
@@ -24,8 +37,11 @@
 use super::chain::Chain;
 use super::decode::{
     read_pieces, ChainBuilder, ChainHeader, DecodeError, FieldReader, FieldWriter, LinkHeader,
+    SliceHeader, SlidingBuilder, SlidingHeader,
 };
+use super::filter::Filter;
 use super::link::Layout;
+use super::sliding::Sliding;
 
 /// RDB encoding version of rsbloom's format. RedisBloom writes 4 and refuses anything above,
 /// so it cannot misread an rsbloom RDB.
@@ -38,9 +54,17 @@ pub const ENCODING_VERSION: i32 = 100;
 pub const CHUNK_BYTES: usize = 4 << 20;
 
 const FLAG_NONSCALING: u64 = 1;
+const FLAG_WINDOW: u64 = 2;
 
-/// Writes a chain.
-pub fn encode(chain: &Chain, w: &mut impl FieldWriter) {
+/// Writes a filter.
+pub fn encode(filter: &Filter, w: &mut impl FieldWriter) {
+    match filter {
+        Filter::Chain(chain) => encode_chain(chain, w),
+        Filter::Sliding(sliding) => encode_sliding(sliding, w),
+    }
+}
+
+fn encode_chain(chain: &Chain, w: &mut impl FieldWriter) {
     w.unsigned(chain.items());
     w.unsigned(if chain.is_nonscaling() {
         FLAG_NONSCALING
@@ -63,13 +87,99 @@ pub fn encode(chain: &Chain, w: &mut impl FieldWriter) {
     }
 }
 
-/// Reads a chain, validating every field before it allocates or trusts it.
-pub fn decode(r: &mut impl FieldReader) -> Result<Chain, DecodeError> {
+fn encode_sliding(f: &Sliding, w: &mut impl FieldWriter) {
+    let h = SlidingHeader::of(f);
+    w.unsigned(h.added);
+    w.unsigned(FLAG_WINDOW);
+    w.unsigned(h.kind);
+    w.unsigned(h.seed);
+    w.double(h.error);
+    for v in [
+        h.capacity,
+        h.window,
+        h.span,
+        h.hashes,
+        h.generations,
+        h.base_capacity,
+        h.base_bits,
+        h.expansion,
+        h.clock,
+        h.next_generation,
+        h.slices,
+    ] {
+        w.unsigned(v);
+    }
+    for slice in f.slices() {
+        let s = SliceHeader::of(slice);
+        for v in [
+            s.generation,
+            s.started,
+            s.ended,
+            s.count,
+            s.load,
+            s.capacity,
+            s.level,
+            s.bits,
+        ] {
+            w.unsigned(v);
+        }
+        for piece in slice.bytes().chunks(CHUNK_BYTES) {
+            w.bytes(piece);
+        }
+    }
+}
+
+/// Reads a filter, validating every field before it allocates or trusts it.
+pub fn decode(r: &mut impl FieldReader) -> Result<Filter, DecodeError> {
     let items = r.unsigned()?;
     let flags = r.unsigned()?;
-    if flags & !FLAG_NONSCALING != 0 {
-        return Err(DecodeError::UnknownFlags);
+    match flags {
+        FLAG_WINDOW => decode_sliding(r, items).map(Filter::Sliding),
+        0 | FLAG_NONSCALING => decode_chain(r, items, flags).map(Filter::Chain),
+        _ => Err(DecodeError::UnknownFlags),
     }
+}
+
+fn decode_sliding(r: &mut impl FieldReader, added: u64) -> Result<Sliding, DecodeError> {
+    let kind = r.unsigned()?;
+    let seed = r.unsigned()?;
+    let error = r.double()?;
+    let mut next = || r.unsigned();
+    let header = SlidingHeader {
+        kind,
+        seed,
+        error,
+        capacity: next()?,
+        window: next()?,
+        span: next()?,
+        hashes: next()?,
+        generations: next()?,
+        base_capacity: next()?,
+        base_bits: next()?,
+        expansion: next()?,
+        clock: next()?,
+        added,
+        next_generation: next()?,
+        slices: next()?,
+    };
+    let mut builder = SlidingBuilder::new(header)?;
+    for _ in 0..header.slices {
+        let slice = SliceHeader {
+            generation: r.unsigned()?,
+            started: r.unsigned()?,
+            ended: r.unsigned()?,
+            count: r.unsigned()?,
+            load: r.unsigned()?,
+            capacity: r.unsigned()?,
+            level: r.unsigned()?,
+            bits: r.unsigned()?,
+        };
+        read_pieces(r, builder.slice(slice)?)?;
+    }
+    builder.finish()
+}
+
+fn decode_chain(r: &mut impl FieldReader, items: u64, flags: u64) -> Result<Chain, DecodeError> {
     let expansion = r.unsigned()?;
     let seed = r.unsigned()?;
     let links = r.unsigned()?;
@@ -119,14 +229,17 @@ mod tests {
 
     fn fields_of(c: &Chain) -> Vec<Field> {
         let mut fields = Vec::new();
-        encode(c, &mut fields);
+        encode(&Filter::Chain(c.clone()), &mut fields);
         fields
     }
 
     #[test]
     fn round_trips_exactly() {
         let c = sample();
-        assert_eq!(decode(&mut FieldSlice(&fields_of(&c))).unwrap(), c);
+        assert_eq!(
+            decode(&mut FieldSlice(&fields_of(&c))).unwrap(),
+            Filter::Chain(c)
+        );
     }
 
     /// Field indexes of the first link (see the format above).
@@ -162,7 +275,8 @@ mod tests {
         let bits = c.links()[0].bit_count();
         for (at, field, check) in [
             (ITEMS, u(items + 1), DecodeError::ItemSum),
-            (FLAGS, u(2), DecodeError::UnknownFlags),
+            (FLAGS, u(4), DecodeError::UnknownFlags),
+            (FLAGS, u(3), DecodeError::UnknownFlags),
             (EXPANSION, u(0), DecodeError::Expansion),
             (EXPANSION, u(1 << 32), DecodeError::Expansion),
             (LINKS, u(0), DecodeError::LinkCount),
@@ -226,8 +340,8 @@ mod tests {
     #[test]
     fn bit_arrays_load_from_pieces_of_any_size() {
         let c = sample();
-        let mut fields = Vec::new();
-        encode(&c, &mut fields);
+        let fields = fields_of(&c);
+        let c = Filter::Chain(c);
         // One whole piece per link (as 16 MiB pieces of older builds were for small links),
         // and odd sizes that cut words in two.
         for sizes in [&[usize::MAX][..], &[1], &[3, 7, 64]] {

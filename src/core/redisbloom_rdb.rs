@@ -201,6 +201,7 @@ mod tests {
                 .all(|i| c.contains(i.as_bytes())));
             // rsbloom's own encoding keeps the layouts.
             let mut ours = Vec::new();
+            let c = crate::core::Filter::Chain(c);
             rdb::encode(&c, &mut ours);
             assert_eq!(rdb::decode(&mut FieldSlice(&ours)).unwrap(), c);
         }

@@ -14,13 +14,29 @@
 //! `20 + 53n` bytes: `u64 seed`, then one `u8` layout tag per link. A header without that bit is
 //! RedisBloom's: its links keep RedisBloom's hashing ([`Layout::RedisBloom`]).
 //!
-//! The data of all links is one concatenated byte stream; iterator `it >= 1` names position
+//! A window filter's header (the window dialect) sets [`OPT_WINDOW`] too, with its slice count
+//! where the link count goes, and its own fields after those 20 bytes, all little-endian:
+//!
+//! ```text
+//! u8 kind  u64 seed  f64 error  u64 capacity  u64 window  u64 span  u32 hashes  u32 generations
+//! u64 base capacity  u64 base bits  u64 clock  u64 next generation
+//! per slice, 64 bytes: u64 generation  started  ended  count  load  capacity  level  bits
+//! ```
+//! Older rsbloom builds refuse the option bit; RedisBloom refuses the length (it expects
+//! `20 + 53n` bytes), so neither misreads it.
+//!
+//! The data of all links (or slices) is one concatenated byte stream; iterator `it >= 1` names position
 //! `it - 1` in it. A chunk runs from there to the end of the link holding that position, at most
 //! [`MAX_CHUNK`] bytes, and is answered with the iterator `it + len` that fetches the next one.
 
 use super::chain::Chain;
-use super::decode::{ChainBuilder, ChainHeader, DecodeError, LinkHeader};
+use super::decode::{
+    ChainBuilder, ChainHeader, DecodeError, LinkHeader, SliceHeader, SlidingBuilder,
+    SlidingHeader,
+};
+use super::filter::Filter;
 use super::link::Layout;
+use super::sliding::Sliding;
 use super::sizing::REDISBLOOM_LN2;
 
 /// Largest chunk of bit data in one SCANDUMP reply (RedisBloom's 16 MiB).
@@ -36,11 +52,15 @@ pub const OPT_FORCE64: u32 = 4;
 pub const OPT_NONSCALING: u32 = 8;
 /// rsbloom's own header: a trailer with the seed and the link layouts follows.
 pub const OPT_RSBLOOM: u32 = 0x100;
+/// rsbloom's window dialect (with [`OPT_RSBLOOM`]): a window filter's fields follow.
+pub const OPT_WINDOW: u32 = 0x200;
 
 /// Every option bit RedisBloom defines.
 pub const REDISBLOOM_OPTIONS: u32 = OPT_NOROUND | OPT_ENTS_IS_BITS | OPT_FORCE64 | OPT_NONSCALING;
 const CHAIN_HEADER: usize = 20;
 const LINK_HEADER: usize = 53;
+const WINDOW_FIELDS: usize = 1 + 8 + 8 + 3 * 8 + 2 * 4 + 4 * 8;
+const SLICE_HEADER: usize = 64;
 
 /// Why a header or a chunk was refused.
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -67,19 +87,18 @@ pub enum Scan<'a> {
 }
 
 /// The SCANDUMP reply for `iterator`.
-pub fn scan(chain: &Chain, iterator: i64) -> Scan<'_> {
+pub fn scan(filter: &Filter, iterator: i64) -> Scan<'_> {
     if iterator == 0 {
-        return Scan::Header(header(chain));
+        return Scan::Header(header(filter));
     }
     if iterator < 0 {
         return Scan::End;
     }
-    let pos = (iterator - 1) as u64;
-    match locate(chain, pos) {
+    let arrays = filter.bit_arrays();
+    match locate(arrays.iter().map(|a| a.len() as u64), (iterator - 1) as u64) {
         None => Scan::End,
         Some((i, start)) => {
-            let bytes = chain.links()[i].bytes();
-            let rest = &bytes[start..];
+            let rest = &arrays[i][start..];
             let data = &rest[..rest.len().min(MAX_CHUNK)];
             Scan::Chunk {
                 next: iterator + data.len() as i64,
@@ -91,9 +110,9 @@ pub fn scan(chain: &Chain, iterator: i64) -> Scan<'_> {
 
 /// Every SCANDUMP step after the header, in order: `(next_iterator, chunk)`. The same sequence
 /// a client gets by following the iterators from 1; AOF rewrite emits it.
-pub fn chunks(chain: &Chain) -> impl Iterator<Item = (i64, &[u8])> {
+pub fn chunks(filter: &Filter) -> impl Iterator<Item = (i64, &[u8])> {
     let mut iterator = 1i64;
-    std::iter::from_fn(move || match scan(chain, iterator) {
+    std::iter::from_fn(move || match scan(filter, iterator) {
         Scan::Chunk { next, data } => {
             iterator = next;
             Some((next, data))
@@ -102,11 +121,11 @@ pub fn chunks(chain: &Chain) -> impl Iterator<Item = (i64, &[u8])> {
     })
 }
 
-/// The link holding byte `pos` of the concatenated bit data, and the offset inside it.
-fn locate(chain: &Chain, pos: u64) -> Option<(usize, usize)> {
+/// The bit array (of the given lengths) holding byte `pos` of the concatenated bit data, and
+/// the offset inside it.
+fn locate(lengths: impl Iterator<Item = u64>, pos: u64) -> Option<(usize, usize)> {
     let mut base = 0u64;
-    for (i, link) in chain.links().iter().enumerate() {
-        let len = link.byte_count();
+    for (i, len) in lengths.enumerate() {
         if pos < base + len {
             return Some((i, (pos - base) as usize));
         }
@@ -115,8 +134,54 @@ fn locate(chain: &Chain, pos: u64) -> Option<(usize, usize)> {
     None
 }
 
-/// rsbloom's header for a chain (iterator 0).
-pub fn header(chain: &Chain) -> Vec<u8> {
+/// The header of a filter (iterator 0): rsbloom's chain header, or the window dialect.
+pub fn header(filter: &Filter) -> Vec<u8> {
+    match filter {
+        Filter::Chain(chain) => chain_header(chain),
+        Filter::Sliding(sliding) => window_header(sliding),
+    }
+}
+
+/// The window dialect's header.
+fn window_header(f: &Sliding) -> Vec<u8> {
+    let h = SlidingHeader::of(f);
+    let n = f.slices().len();
+    let mut out = Vec::with_capacity(CHAIN_HEADER + WINDOW_FIELDS + SLICE_HEADER * n);
+    out.extend_from_slice(&h.added.to_le_bytes());
+    out.extend_from_slice(&(n as u32).to_le_bytes());
+    out.extend_from_slice(&(OPT_NOROUND | OPT_FORCE64 | OPT_RSBLOOM | OPT_WINDOW).to_le_bytes());
+    out.extend_from_slice(&(h.expansion as u32).to_le_bytes());
+    out.push(h.kind as u8);
+    out.extend_from_slice(&h.seed.to_le_bytes());
+    out.extend_from_slice(&h.error.to_le_bytes());
+    for v in [h.capacity, h.window, h.span] {
+        out.extend_from_slice(&v.to_le_bytes());
+    }
+    out.extend_from_slice(&(h.hashes as u32).to_le_bytes());
+    out.extend_from_slice(&(h.generations as u32).to_le_bytes());
+    for v in [h.base_capacity, h.base_bits, h.clock, h.next_generation] {
+        out.extend_from_slice(&v.to_le_bytes());
+    }
+    for slice in f.slices() {
+        let s = SliceHeader::of(slice);
+        for v in [
+            s.generation,
+            s.started,
+            s.ended,
+            s.count,
+            s.load,
+            s.capacity,
+            s.level,
+            s.bits,
+        ] {
+            out.extend_from_slice(&v.to_le_bytes());
+        }
+    }
+    out
+}
+
+/// rsbloom's header for a chain.
+fn chain_header(chain: &Chain) -> Vec<u8> {
     let n = chain.links().len();
     let mut out = Vec::with_capacity(CHAIN_HEADER + (LINK_HEADER + 1) * n + 8);
     let mut options = OPT_NOROUND | OPT_FORCE64 | OPT_RSBLOOM;
@@ -166,14 +231,15 @@ impl Fields<'_> {
     }
 }
 
-/// Builds an empty-bitted chain from a header (rsbloom's or RedisBloom's), validating every
-/// field before allocating. `foreign_seed` is the seed of a chain from a RedisBloom header (used
-/// by the native links it grows later); `max_bytes` is the per-filter limit.
-pub fn chain_from_header(
+/// Builds an empty-bitted filter from a header (rsbloom's, its window dialect, or
+/// RedisBloom's), validating every field before allocating. `foreign_seed` is the seed of a
+/// chain from a RedisBloom header (used by the native links it grows later); `max_bytes` is the
+/// per-filter limit.
+pub fn filter_from_header(
     data: &[u8],
     foreign_seed: u64,
     max_bytes: u64,
-) -> Result<Chain, DumpError> {
+) -> Result<Filter, DumpError> {
     let bad = |e: DecodeError| DumpError::BadData(Some(e));
     if data.len() < CHAIN_HEADER {
         return Err(bad(DecodeError::HeaderLength));
@@ -183,6 +249,82 @@ pub fn chain_from_header(
     let nlinks = f.u32();
     let options = f.u32();
     let expansion = f.u32();
+    if options == OPT_NOROUND | OPT_FORCE64 | OPT_RSBLOOM | OPT_WINDOW {
+        return sliding_from_header(f, items, nlinks, expansion, max_bytes).map(Filter::Sliding);
+    }
+    chain_from_header(f, items, nlinks, options, expansion, foreign_seed, max_bytes)
+        .map(Filter::Chain)
+}
+
+/// The window dialect after the first 20 bytes.
+fn sliding_from_header(
+    mut f: Fields,
+    added: u64,
+    nslices: u32,
+    expansion: u32,
+    max_bytes: u64,
+) -> Result<Sliding, DumpError> {
+    let bad = |e: DecodeError| DumpError::BadData(Some(e));
+    let n = nslices as usize;
+    if f.0.len() != WINDOW_FIELDS + SLICE_HEADER * n {
+        return Err(bad(DecodeError::HeaderLength));
+    }
+    let header = SlidingHeader {
+        kind: u64::from(f.u8()),
+        seed: f.u64(),
+        error: f.f64(),
+        capacity: f.u64(),
+        window: f.u64(),
+        span: f.u64(),
+        hashes: u64::from(f.u32()),
+        generations: u64::from(f.u32()),
+        base_capacity: f.u64(),
+        base_bits: f.u64(),
+        expansion: u64::from(expansion),
+        clock: f.u64(),
+        added,
+        next_generation: f.u64(),
+        slices: u64::from(nslices),
+    };
+    let slices: Vec<SliceHeader> = (0..n)
+        .map(|_| SliceHeader {
+            generation: f.u64(),
+            started: f.u64(),
+            ended: f.u64(),
+            count: f.u64(),
+            load: f.u64(),
+            capacity: f.u64(),
+            level: f.u64(),
+            bits: f.u64(),
+        })
+        .collect();
+    let needed = slices
+        .iter()
+        .fold(0u64, |sum, s| sum.saturating_add(s.bits / 8));
+    let mut builder = SlidingBuilder::new(header).map_err(bad)?;
+    if needed > max_bytes {
+        return Err(DumpError::TooLarge {
+            needed,
+            limit: max_bytes,
+        });
+    }
+    for slice in slices {
+        builder.slice(slice).map_err(bad)?;
+    }
+    builder.finish().map_err(bad)
+}
+
+/// rsbloom's chain header or RedisBloom's, after the first 20 bytes.
+fn chain_from_header(
+    mut f: Fields,
+    items: u64,
+    nlinks: u32,
+    options: u32,
+    expansion: u32,
+    foreign_seed: u64,
+    max_bytes: u64,
+) -> Result<Chain, DumpError> {
+    let bad = |e: DecodeError| DumpError::BadData(Some(e));
     let ours = options & OPT_RSBLOOM != 0;
     if options & !(REDISBLOOM_OPTIONS | OPT_RSBLOOM) != 0 || (ours && options & OPT_FORCE64 == 0) {
         return Err(bad(DecodeError::UnknownFlags));
@@ -194,8 +336,8 @@ pub fn chain_from_header(
         Layout::RedisBloom32
     };
     let n = nlinks as usize;
-    let body = CHAIN_HEADER + LINK_HEADER * n;
-    if data.len() != if ours { body + 8 + n } else { body } {
+    let body = LINK_HEADER * n;
+    if f.0.len() != if ours { body + 8 + n } else { body } {
         return Err(bad(DecodeError::HeaderLength));
     }
     let mut links = Vec::with_capacity(n);
@@ -271,7 +413,7 @@ pub(crate) fn redisbloom_hashes_ok(bpe: f64, hashes: u64) -> bool {
 
 /// Copies a data chunk sent with `iterator` (the one SCANDUMP returned alongside it) into the
 /// chain. The chunk covers positions `iterator - len - 1 ..`, inside one link.
-pub fn load_chunk(chain: &mut Chain, iterator: i64, data: &[u8]) -> Result<(), DumpError> {
+pub fn load_chunk(filter: &mut Filter, iterator: i64, data: &[u8]) -> Result<(), DumpError> {
     let len = data.len() as u64;
     if iterator <= 0 || (iterator as u64) < len {
         return Err(DumpError::BadData(None));
@@ -279,9 +421,10 @@ pub fn load_chunk(chain: &mut Chain, iterator: i64, data: &[u8]) -> Result<(), D
     let pos = (iterator as u64 - len)
         .checked_sub(1)
         .ok_or(DumpError::NoLink)?;
-    let (i, start) = locate(chain, pos).ok_or(DumpError::NoLink)?;
-    let bytes = chain.links_mut()[i].bytes_mut();
-    let dst = bytes
+    let mut arrays = filter.bit_arrays_mut();
+    let (i, start) =
+        locate(arrays.iter().map(|a| a.len() as u64), pos).ok_or(DumpError::NoLink)?;
+    let dst = arrays[i]
         .get_mut(start..)
         .and_then(|rest| rest.get_mut(..data.len()))
         .ok_or(DumpError::TooBig)?;
@@ -296,7 +439,7 @@ mod tests {
     use crate::core::sizing::{self, Geometry};
     use crate::core::{FilterSpec, Growth, Window};
 
-    fn sample(nonscaling: bool) -> Chain {
+    fn sample(nonscaling: bool) -> Filter {
         let spec = FilterSpec {
             error: 0.01,
             capacity: 50,
@@ -311,12 +454,27 @@ mod tests {
         for i in 0..if nonscaling { 40 } else { 400 } {
             c.add(format!("item{i}").as_bytes(), u64::MAX).unwrap();
         }
-        c
+        Filter::Chain(c)
+    }
+
+    /// A chain from a header that must hold one.
+    fn chain_from_header(data: &[u8], seed: u64, max_bytes: u64) -> Result<Chain, DumpError> {
+        filter_from_header(data, seed, max_bytes).map(|f| match f {
+            Filter::Chain(c) => c,
+            Filter::Sliding(_) => panic!("a chain"),
+        })
+    }
+
+    fn chain(f: &Filter) -> &Chain {
+        match f {
+            Filter::Chain(c) => c,
+            Filter::Sliding(_) => panic!("a chain"),
+        }
     }
 
     /// Dumps a chain and loads it back the way a client does.
-    fn round_trip(c: &Chain) -> Chain {
-        let mut out = chain_from_header(&header(c), 1, u64::MAX).unwrap();
+    fn round_trip(c: &Filter) -> Filter {
+        let mut out = filter_from_header(&header(c), 1, u64::MAX).unwrap();
         for (next, data) in chunks(c) {
             load_chunk(&mut out, next, data).unwrap();
         }
@@ -329,7 +487,7 @@ mod tests {
             let c = sample(nonscaling);
             assert_eq!(
                 header(&c).len(),
-                20 + 53 * c.links().len() + 8 + c.links().len()
+                20 + 53 * chain(&c).links().len() + 8 + chain(&c).links().len()
             );
             assert_eq!(round_trip(&c), c);
         }
@@ -338,7 +496,7 @@ mod tests {
     #[test]
     fn iterators_follow_redisbloom() {
         let c = sample(false);
-        let sizes: Vec<u64> = c.links().iter().map(Link::byte_count).collect();
+        let sizes: Vec<u64> = chain(&c).links().iter().map(Link::byte_count).collect();
         assert!(sizes.len() >= 3);
         assert!(matches!(scan(&c, 0), Scan::Header(_)));
         let mut it = 1i64;
@@ -369,7 +527,10 @@ mod tests {
     #[test]
     fn big_links_come_in_16_mib_chunks() {
         let mut c = sample(true);
-        c.links_mut()[0] = Link::new(
+        let Filter::Chain(inner) = &mut c else {
+            unreachable!()
+        };
+        inner.links_mut()[0] = Link::new(
             Layout::Native,
             1,
             0.01,
@@ -388,8 +549,8 @@ mod tests {
     #[test]
     fn chunk_errors() {
         let c = sample(false);
-        let first = c.links()[0].byte_count() as usize;
-        let mut out = chain_from_header(&header(&c), 1, u64::MAX).unwrap();
+        let first = chain(&c).links()[0].byte_count() as usize;
+        let mut out = filter_from_header(&header(&c), 1, u64::MAX).unwrap();
         let data = vec![0xffu8; first];
         let bad_iterator = Err(DumpError::BadData(None));
         assert_eq!(load_chunk(&mut out, 0, &data), bad_iterator);
@@ -412,7 +573,7 @@ mod tests {
         );
         assert_eq!(load_chunk(&mut out, 5, &[]), Ok(()));
         assert_eq!(load_chunk(&mut out, first as i64 + 1, &data), Ok(()));
-        assert!(out.links()[0].bytes().iter().all(|&b| b == 0xff));
+        assert!(chain(&out).links()[0].bytes().iter().all(|&b| b == 0xff));
     }
 
     /// A header as RedisBloom 2.8 writes it for `BF.RESERVE k 0.01 1000` with `items` adds.
@@ -554,8 +715,9 @@ mod tests {
                 let mut c = c;
                 let _ = c.contains(b"x");
                 let _ = c.add(b"y", limit);
-                for (next, data) in chunks(&c.clone()) {
-                    load_chunk(&mut c, next, data).unwrap();
+                let mut f = Filter::Chain(c);
+                for (next, data) in chunks(&f.clone()) {
+                    load_chunk(&mut f, next, data).unwrap();
                 }
             }
         }

@@ -70,6 +70,12 @@ const MAX_FILL_STEPS: u32 = 40;
 /// `ended` of the newest slice: its generation is still open.
 pub const OPEN: u64 = u64::MAX;
 
+/// Whether a window filter can honour `error`: it needs about `log2(1/error)` bits per item,
+/// at most [`MAX_HASHES`].
+pub fn supports_error(error: f64) -> bool {
+    error > 0.0 && error < 1.0 && (1.0 / error).log2().ceil() <= f64::from(MAX_HASHES)
+}
+
 /// The kind of window, which decides what the clock counts.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub enum Kind {
@@ -177,10 +183,10 @@ impl Design {
         }
         let target = error * HEADROOM;
         // The optimum sits a few hashes above log2(1/error).
-        let centre = (1.0 / error).log2().ceil() as i64;
-        if centre > i64::from(MAX_HASHES) {
+        if !supports_error(error) {
             return None;
         }
+        let centre = (1.0 / error).log2().ceil() as i64;
         let mut best: Option<Design> = None;
         for k in (centre - 3).max(1)..=(centre + 6).min(i64::from(MAX_HASHES)) {
             let k = k as u32;

@@ -1,0 +1,106 @@
+//! The value behind one key of the `MBbloom--` type: a scaling chain (RedisBloom's filters) or
+//! a window filter. The commands reach both through [`Filter`]; each kind keeps its own rules.
+
+use super::chain::{AddOutcome, Chain, ChainError};
+use super::sliding::Sliding;
+use super::spec::{FilterSpec, Window};
+
+/// A Bloom filter of either kind.
+#[derive(Debug, Clone, PartialEq)]
+pub enum Filter {
+    Chain(Chain),
+    Sliding(Sliding),
+}
+
+impl Filter {
+    /// A new filter for `spec`, hashed under `seed`, within `max_bytes`.
+    pub fn new(spec: &FilterSpec, seed: u64, max_bytes: u64) -> Result<Self, ChainError> {
+        match spec.window {
+            Window::Unbounded => Chain::new(spec, seed, max_bytes).map(Filter::Chain),
+            Window::Count | Window::Time { .. } => {
+                Sliding::new(spec, seed, max_bytes).map(Filter::Sliding)
+            }
+        }
+    }
+
+    /// Whether it is a time window, whose writes depend on the clock (and so replicate it).
+    pub fn is_time_window(&self) -> bool {
+        matches!(self, Filter::Sliding(s) if s.kind() == super::sliding::Kind::Time)
+    }
+
+    /// Checks items in order at server time `now` (Unix ms), passing each answer on.
+    pub fn contains_many<'a>(
+        &self,
+        items: impl Iterator<Item = &'a [u8]>,
+        now: u64,
+        answer: impl FnMut(bool),
+    ) {
+        match self {
+            Filter::Chain(c) => c.contains_many(items, answer),
+            Filter::Sliding(s) => s.contains_many(items, now, answer),
+        }
+    }
+
+    /// Adds items in order at server time `now`, passing each outcome to `outcome`, which
+    /// returns whether to go on.
+    pub fn add_many<'a>(
+        &mut self,
+        items: impl Iterator<Item = &'a [u8]>,
+        now: u64,
+        max_bytes: u64,
+        outcome: impl FnMut(Result<AddOutcome, ChainError>) -> bool,
+    ) {
+        match self {
+            Filter::Chain(c) => c.add_many(items, max_bytes, outcome),
+            Filter::Sliding(s) => s.add_many(items, now, max_bytes, outcome),
+        }
+    }
+
+    /// BF.CARD: items inserted; for a window filter, those inside the window at `now`.
+    pub fn card(&self, now: u64) -> u64 {
+        match self {
+            Filter::Chain(c) => c.items(),
+            Filter::Sliding(s) => s.card(now),
+        }
+    }
+
+    /// Items ever added, for the module's item gauge (it changes only by adds).
+    pub fn added(&self) -> u64 {
+        match self {
+            Filter::Chain(c) => c.items(),
+            Filter::Sliding(s) => s.added(),
+        }
+    }
+
+    /// Bytes in memory (MEMORY USAGE, BF.INFO's Size).
+    pub fn memory_usage(&self) -> u64 {
+        match self {
+            Filter::Chain(c) => c.memory_usage(),
+            Filter::Sliding(s) => s.memory_usage(),
+        }
+    }
+
+    /// Bytes of bit storage.
+    pub fn bit_bytes(&self) -> u64 {
+        match self {
+            Filter::Chain(c) => c.bit_bytes(),
+            Filter::Sliding(s) => s.bit_bytes(),
+        }
+    }
+
+    /// Every bit array, in the order SCANDUMP streams them.
+    pub fn bit_arrays(&self) -> Vec<&[u8]> {
+        match self {
+            Filter::Chain(c) => c.links().iter().map(|l| l.bytes()).collect(),
+            Filter::Sliding(s) => s.bit_arrays().collect(),
+        }
+    }
+
+    /// Every bit array, writable (LOADCHUNK fills them; any bits make a valid filter).
+    pub fn bit_arrays_mut(&mut self) -> Vec<&mut [u8]> {
+        match self {
+            Filter::Chain(c) => c.links_mut().iter_mut().map(|l| l.bytes_mut()).collect(),
+            Filter::Sliding(s) => s.bit_arrays_mut().collect(),
+        }
+    }
+}
