@@ -20,14 +20,30 @@ pub fn add(ctx: &Ctx, a: &Args) {
     if a.len() != 3 {
         return ctx.reply_wrong_arity();
     }
-    insert(ctx, a, 2, false, Some(config::default_spec()), None, c"bf.add");
+    insert(
+        ctx,
+        a,
+        2,
+        false,
+        Some(config::default_spec()),
+        None,
+        c"bf.add",
+    );
 }
 
 pub fn madd(ctx: &Ctx, a: &Args) {
     if a.len() < 3 {
         return ctx.reply_wrong_arity();
     }
-    insert(ctx, a, 2, true, Some(config::default_spec()), None, c"bf.madd");
+    insert(
+        ctx,
+        a,
+        2,
+        true,
+        Some(config::default_spec()),
+        None,
+        c"bf.madd",
+    );
 }
 
 /// BF.INSERT, its options parsed by [`args::insert`].

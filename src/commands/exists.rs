@@ -35,9 +35,9 @@ fn check(ctx: &Ctx, a: &Args, multi: bool) {
     match filter {
         // A window filter reads at the server's clock, never writing: slices past the window
         // are skipped here and dropped by the next write.
-        Some(filter) => filter.contains_many(items, ctx.now_ms(), |present| {
-            ctx.reply_bool(present)
-        }),
+        Some(filter) => {
+            filter.contains_many(items, ctx.now_ms(), |present| ctx.reply_bool(present))
+        }
         None => items.for_each(|_| ctx.reply_bool(false)),
     }
 }

@@ -31,13 +31,12 @@
 
 use super::chain::Chain;
 use super::decode::{
-    ChainBuilder, ChainHeader, DecodeError, LinkHeader, SliceHeader, SlidingBuilder,
-    SlidingHeader,
+    ChainBuilder, ChainHeader, DecodeError, LinkHeader, SliceHeader, SlidingBuilder, SlidingHeader,
 };
 use super::filter::Filter;
 use super::link::Layout;
-use super::sliding::Sliding;
 use super::sizing::REDISBLOOM_LN2;
+use super::sliding::Sliding;
 
 /// Largest chunk of bit data in one SCANDUMP reply (RedisBloom's 16 MiB).
 pub const MAX_CHUNK: usize = 16 << 20;
@@ -252,8 +251,16 @@ pub fn filter_from_header(
     if options == OPT_NOROUND | OPT_FORCE64 | OPT_RSBLOOM | OPT_WINDOW {
         return sliding_from_header(f, items, nlinks, expansion, max_bytes).map(Filter::Sliding);
     }
-    chain_from_header(f, items, nlinks, options, expansion, foreign_seed, max_bytes)
-        .map(Filter::Chain)
+    chain_from_header(
+        f,
+        items,
+        nlinks,
+        options,
+        expansion,
+        foreign_seed,
+        max_bytes,
+    )
+    .map(Filter::Chain)
 }
 
 /// The window dialect after the first 20 bytes.
@@ -422,8 +429,7 @@ pub fn load_chunk(filter: &mut Filter, iterator: i64, data: &[u8]) -> Result<(),
         .checked_sub(1)
         .ok_or(DumpError::NoLink)?;
     let mut arrays = filter.bit_arrays_mut();
-    let (i, start) =
-        locate(arrays.iter().map(|a| a.len() as u64), pos).ok_or(DumpError::NoLink)?;
+    let (i, start) = locate(arrays.iter().map(|a| a.len() as u64), pos).ok_or(DumpError::NoLink)?;
     let dst = arrays[i]
         .get_mut(start..)
         .and_then(|rest| rest.get_mut(..data.len()))

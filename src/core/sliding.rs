@@ -425,7 +425,8 @@ impl Sliding {
             clock: 0,
             added: 0,
             next_generation: 0,
-            slices: VecDeque::new(),
+            // The steady state's k + l slices, without the doubling of a growing VecDeque.
+            slices: VecDeque::with_capacity(slices as usize),
         })
     }
 
@@ -739,7 +740,11 @@ impl Sliding {
         undo: &mut Undo,
     ) -> Result<(), ChainError> {
         self.clock = clock;
-        self.drop_expired(undo);
+        // Expired slices go at a shift (or all at once when none is live): a read skips them
+        // meanwhile, and a count window keeps exactly k + l slices in its steady state.
+        if self.first_live(clock) == self.slices.len() {
+            self.drop_expired(undo);
+        }
         if self.slices.is_empty() {
             // A new start: k empty slices, so the first items have their k bits.
             let needed = (self.base_bits / 8).saturating_mul(u64::from(self.hashes));
@@ -768,8 +773,8 @@ impl Sliding {
         undo.dropped.extend(self.slices.drain(..expired));
     }
 
-    fn push(&mut self, clock: u64, bits: u64, capacity: u64, level: u32, undo: &mut Undo) {
-        let slice = Slice::new(self.next_generation, clock, bits, capacity, level);
+    fn push(&mut self, started: u64, bits: u64, capacity: u64, level: u32, undo: &mut Undo) {
+        let slice = Slice::new(self.next_generation, started, bits, capacity, level);
         self.next_generation += 1;
         self.slices.push_back(slice);
         undo.pushed += 1;
@@ -788,33 +793,57 @@ impl Sliding {
         undo: &mut Undo,
     ) -> Result<(), ChainError> {
         let newest = self.slices.back().expect("shift needs a newest slice");
+        let newest_level = newest.level;
         let (level, fixed) = match (self.kind, self.growth) {
             (Kind::Count, _) => (0, true),
             (Kind::Time, Growth::Fixed) => (0, true),
             (Kind::Time, Growth::Scaling(_)) => match cause {
-                Shift::Burst => (newest.level + 1, false),
-                Shift::Load => (newest.level, false),
-                Shift::Time => (newest.level.saturating_sub(1), false),
+                Shift::Burst => (newest_level + 1, false),
+                Shift::Load => (newest_level, false),
+                Shift::Time => (newest_level.saturating_sub(1), false),
             },
         };
-        if self.slices.len() >= MAX_SLICES {
-            return Err(ChainError::CannotGrow);
-        }
+        let newest_started = newest.started;
         let ended = match cause {
-            Shift::Time => newest.started.saturating_add(self.span),
+            Shift::Time => newest_started.saturating_add(self.span),
             Shift::Burst | Shift::Load => clock,
         };
-        let (bits, capacity) = if fixed {
-            // A time window's fixed budget is the steady state's k + l base slices.
-            if self.kind == Kind::Time
-                && self.slices.len() >= (self.hashes + self.generations) as usize
-            {
-                return Err(ChainError::WindowFull);
+        self.drop_expired(undo);
+        self.slices.back_mut().expect("checked above").ended = ended;
+        if cause == Shift::Time {
+            // After an idle spell, the generations that passed without adds get their empty
+            // slices (up to k): the next items' runs then start in fresh slices instead of
+            // reaching back into old ones, which would keep old items alive past their time.
+            let spans = (clock - newest_started) / self.span.max(1);
+            for i in 1..spans.min(u64::from(self.hashes)) {
+                self.check_room(fixed, self.base_bits, max_bytes)?;
+                let started = newest_started + i * self.span;
+                self.push(started, self.base_bits, self.base_capacity, level, undo);
+                self.slices.back_mut().expect("just pushed").ended = started + self.span;
             }
+        }
+        let (bits, capacity) = if fixed {
             (self.base_bits, self.base_capacity)
         } else {
             self.grown_slice(level)?
         };
+        self.check_room(fixed, bits, max_bytes)?;
+        self.push(clock, bits, capacity, level, undo);
+        Ok(())
+    }
+
+    /// Whether one more slice of `bits` fits: under the per-filter limit, and for a
+    /// NONSCALING time window within its fixed budget of `k + l` slices.
+    fn check_room(&self, fixed: bool, bits: u64, max_bytes: u64) -> Result<(), ChainError> {
+        if self.slices.len() >= MAX_SLICES {
+            return Err(ChainError::CannotGrow);
+        }
+        if fixed
+            && self.kind == Kind::Time
+            && self.slices.len() >= (self.hashes + self.generations) as usize
+        {
+            return Err(ChainError::WindowFull);
+        }
         let needed = self.bit_bytes().saturating_add(bits / 8);
         if needed > max_bytes {
             return Err(ChainError::TooLarge {
@@ -822,8 +851,6 @@ impl Sliding {
                 limit: max_bytes,
             });
         }
-        self.slices.back_mut().expect("checked above").ended = ended;
-        self.push(clock, bits, capacity, level, undo);
         Ok(())
     }
 
@@ -1099,6 +1126,28 @@ mod tests {
             .slices
             .iter()
             .all(|s| s.level == 0 && s.bit_count() == f.base_bits));
+    }
+
+    #[test]
+    fn new_items_after_an_idle_spell_do_not_keep_old_ones_alive() {
+        let mut f = time_filter(0.01, 1000, 3600, Growth::Scaling(2));
+        let t0 = 1_800_000_000_000u64;
+        let old: Vec<Vec<u8>> = (0..300).map(|i| item("old", i)).collect();
+        let young: Vec<Vec<u8>> = (0..300).map(|i| item("young", i)).collect();
+        for it in &old {
+            f.add(it, t0, u64::MAX).unwrap();
+        }
+        // 50 minutes without adds, then a burst.
+        for it in &young {
+            f.add(it, t0 + 50 * 60_000, u64::MAX).unwrap();
+        }
+        let past = t0 + HOUR + f.slack();
+        let remembered = old.iter().filter(|it| f.contains(it, past)).count();
+        assert!(
+            remembered <= 6,
+            "{remembered}/300 old items past window + slack"
+        );
+        assert!(young.iter().all(|it| f.contains(it, past)));
     }
 
     #[test]

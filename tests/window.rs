@@ -1,0 +1,657 @@
+//! Window filters (`SLIDING`, `WINDOW seconds`) through the server: options and their errors,
+//! forgetting by count and by the clock (driven by `AT`, so no test sleeps for a window),
+//! replication and AOF replay to identical bits, persistence, SCANDUMP's window dialect,
+//! DUMP/RESTORE, COPY, hostile state, and the memory per window item.
+
+mod common;
+
+use common::*;
+use redis::Value;
+
+/// Milliseconds since the Unix epoch, as the server's clock reads.
+fn now_ms() -> u64 {
+    std::time::SystemTime::now()
+        .duration_since(std::time::UNIX_EPOCH)
+        .unwrap()
+        .as_millis() as u64
+}
+
+fn insert_at(c: &mut redis::Connection, key: &str, at: u64, its: &[String]) -> Reply {
+    let at = at.to_string();
+    let mut args = vec!["BF.INSERT", key, "NOCREATE", "AT", &at, "ITEMS"];
+    args.extend(its.iter().map(String::as_str));
+    run(c, &args)
+}
+
+/// Whether each item reads present (MEXISTS).
+fn present(c: &mut redis::Connection, key: &str, its: &[String]) -> Vec<bool> {
+    let mut args = vec!["BF.MEXISTS", key];
+    args.extend(its.iter().map(String::as_str));
+    match run(c, &args) {
+        Reply::Arr(v) => v.into_iter().map(|r| r == int(1)).collect(),
+        other => panic!("{other:?}"),
+    }
+}
+
+fn count(v: &[bool]) -> usize {
+    v.iter().filter(|&&b| b).count()
+}
+
+/// The `BF.INFO key WINDOW` map as (name, reply) pairs, from either protocol.
+fn window_info(c: &mut redis::Connection, key: &str) -> Vec<(String, Reply)> {
+    let name = |r: Reply| match r {
+        Reply::Status(s) => s,
+        Reply::Bulk(b) => String::from_utf8(b).unwrap(),
+        other => panic!("{other:?}"),
+    };
+    match run(c, &["BF.INFO", key, "WINDOW"]) {
+        Reply::Arr(v) => v
+            .chunks(2)
+            .map(|p| (name(p[0].clone()), p[1].clone()))
+            .collect(),
+        Reply::Map(m) => m.into_iter().map(|(k, v)| (name(k), v)).collect(),
+        other => panic!("{other:?}"),
+    }
+}
+
+fn window_field(c: &mut redis::Connection, key: &str, field: &str) -> Reply {
+    window_info(c, key)
+        .into_iter()
+        .find(|(k, _)| k == field)
+        .unwrap_or_else(|| panic!("no {field}"))
+        .1
+}
+
+#[test]
+fn window_options_and_their_errors() {
+    let s = Server::new();
+    let mut c = s.conn();
+    let reserve = |c: &mut redis::Connection, args: &[&str]| {
+        let mut all = vec!["BF.RESERVE"];
+        all.extend_from_slice(args);
+        run(c, &all)
+    };
+    assert_eq!(reserve(&mut c, &["s", "0.01", "1000", "SLIDING"]), ok());
+    assert_eq!(
+        reserve(&mut c, &["t", "0.01", "1000", "window", "60"]),
+        ok()
+    );
+    assert_eq!(
+        reserve(
+            &mut c,
+            &["tn", "0.01", "10", "WINDOW", "5", "NONSCALING", "SEED", "7"]
+        ),
+        ok()
+    );
+    assert_eq!(
+        reserve(
+            &mut c,
+            &["te", "0.01", "10", "EXPANSION", "4", "WINDOW", "5"]
+        ),
+        ok()
+    );
+    assert_eq!(
+        run(&mut c, &["TYPE", "s"]),
+        Reply::Status("MBbloom--".into())
+    );
+    for (args, want) in [
+        (
+            &["x", "0.01", "10", "SLIDING", "WINDOW", "5"][..],
+            "ERR SLIDING and WINDOW exclude each other: SLIDING keeps the newest items by count, WINDOW by time",
+        ),
+        (
+            &["x", "0.01", "10", "SLIDING", "EXPANSION", "2"],
+            "ERR SLIDING filters do not grow (their memory is fixed): EXPANSION does not apply",
+        ),
+        (
+            &["x", "0.01", "10", "WINDOW", "0"],
+            "ERR WINDOW takes whole seconds, from 1 to 4294967295",
+        ),
+        (
+            &["x", "0.01", "10", "WINDOW", "4294967296"],
+            "ERR WINDOW takes whole seconds, from 1 to 4294967295",
+        ),
+        (
+            &["x", "0.01", "10", "WINDOW", "-5"],
+            "ERR WINDOW takes whole seconds, from 1 to 4294967295",
+        ),
+        (
+            &["x", "0.01", "10", "WINDOW"],
+            "ERR WINDOW takes whole seconds, from 1 to 4294967295",
+        ),
+        (
+            &["x", "1e-16", "10", "SLIDING"],
+            "ERR window filters take error rates from 3.6e-15 (at most 48 bits per item)",
+        ),
+        // RedisBloom's own checks come first, with its texts.
+        (&["x", "2", "10", "SLIDING"], texts::ERROR_RATE_RANGE),
+        (&["x", "0.01", "0", "SLIDING"], texts::CAPACITY_RANGE),
+        (
+            &["x", "0.01", "10", "SLIDINGX"],
+            texts::UNKNOWN_RESERVE_ARGUMENT,
+        ),
+    ] {
+        assert_eq!(reserve(&mut c, args).err_text(), want, "{args:?}");
+    }
+    assert_eq!(run(&mut c, &["EXISTS", "x"]), int(0));
+
+    // BF.INSERT: the same options, and AT.
+    assert_eq!(
+        run(
+            &mut c,
+            &[
+                "BF.INSERT",
+                "i",
+                "CAPACITY",
+                "50",
+                "SLIDING",
+                "ITEMS",
+                "a",
+                "b"
+            ]
+        ),
+        ints(&[1, 1])
+    );
+    for (args, want) in [
+        (
+            &["BF.INSERT", "y", "SLIDING", "WINDOW", "3", "ITEMS", "a"][..],
+            "ERR SLIDING and WINDOW exclude each other: SLIDING keeps the newest items by count, WINDOW by time",
+        ),
+        (
+            &["BF.INSERT", "y", "WINDOW", "x", "ITEMS", "a"],
+            "ERR WINDOW takes whole seconds, from 1 to 4294967295",
+        ),
+        (
+            &["BF.INSERT", "y", "AT", "-1", "ITEMS", "a"],
+            "ERR AT takes a Unix time in milliseconds",
+        ),
+        (
+            &["BF.INSERT", "y", "EXPANSION", "2", "SLIDING", "ITEMS", "a"],
+            "ERR SLIDING filters do not grow (their memory is fixed): EXPANSION does not apply",
+        ),
+        // RedisBloom's first-letter matching is untouched: WINDOWS is not WINDOW.
+        (
+            &["BF.INSERT", "y", "WINDOWS", "3", "ITEMS", "a"],
+            texts::INSERT_UNKNOWN_ARGUMENT,
+        ),
+    ] {
+        assert_eq!(run(&mut c, args).err_text(), want, "{args:?}");
+    }
+    assert_eq!(run(&mut c, &["EXISTS", "y"]), int(0));
+
+    // BF.INFO keeps its five fields; the window shows through WINDOW.
+    match run(&mut c, &["BF.INFO", "s"]) {
+        Reply::Arr(v) => {
+            assert_eq!(v.len(), 10);
+            assert_eq!(v[0], Reply::Status("Capacity".into()));
+            assert_eq!(v[1], int(1000));
+            assert_eq!(v[9], Reply::Nil, "a count window does not grow");
+        }
+        other => panic!("{other:?}"),
+    }
+    assert_eq!(run(&mut c, &["BF.INFO", "te", "EXPANSION"]), ints(&[4]));
+    assert_eq!(
+        run(&mut c, &["BF.INFO", "tn", "EXPANSION"]),
+        arr(vec![Reply::Nil])
+    );
+    assert_eq!(window_field(&mut c, "s", "Window"), int(1000));
+    assert_eq!(
+        window_field(&mut c, "s", "Unit"),
+        Reply::Status("items".into())
+    );
+    assert_eq!(window_field(&mut c, "t", "Window"), int(60));
+    assert_eq!(
+        window_field(&mut c, "t", "Unit"),
+        Reply::Status("seconds".into())
+    );
+    // The slack is at most a quarter window.
+    let Reply::Int(slack) = window_field(&mut c, "s", "Slack") else {
+        panic!()
+    };
+    assert!((1..=250).contains(&slack), "{slack}");
+    let Reply::Int(slack) = window_field(&mut c, "t", "Slack") else {
+        panic!()
+    };
+    assert!((1..=15).contains(&slack), "{slack}");
+    assert_eq!(
+        run(&mut c, &["BF.INFO", "i", "WINDOW"]),
+        run(&mut c, &["BF.INFO", "i", "WINDOW"])
+    );
+    madd(&mut c, "plain", &items("p", 3));
+    assert_eq!(
+        run(&mut c, &["BF.INFO", "plain", "WINDOW"]).err_text(),
+        "ERR not a window filter (created without SLIDING or WINDOW)"
+    );
+    // RESP3: the same map.
+    let mut c3 = s.conn_resp3();
+    assert_eq!(window_field(&mut c3, "s", "Window"), int(1000));
+    match run(&mut c3, &["BF.INFO", "i", "WINDOW"]) {
+        Reply::Map(m) => assert_eq!(m.len(), 6),
+        other => panic!("{other:?}"),
+    }
+}
+
+#[test]
+fn a_count_window_keeps_the_newest_items_and_forgets_the_rest() {
+    let s = Server::new();
+    let mut c = s.conn();
+    assert_eq!(
+        run(&mut c, &["BF.RESERVE", "w", "0.01", "10000", "SLIDING"]),
+        ok()
+    );
+    let all = items("event", 60_000);
+    for batch in all.chunks(1000) {
+        madd(&mut c, "w", batch);
+    }
+    let Reply::Int(slack) = window_field(&mut c, "w", "Slack") else {
+        panic!()
+    };
+    // The newest 10,000: all present.
+    assert_eq!(count(&present(&mut c, "w", &all[50_000..])), 10_000);
+    // Older than window + slack: only as often as never-added items.
+    let old_end = 50_000 - slack as usize;
+    let forgotten = count(&present(&mut c, "w", &all[old_end - 20_000..old_end]));
+    let never = count(&present(&mut c, "w", &items("never", 20_000)));
+    assert!(never <= 200, "false positives {never}/20000");
+    assert!(
+        forgotten <= 250,
+        "forgotten items read present {forgotten}/20000"
+    );
+    // BF.CARD: the items inside the window (up to one generation more).
+    let Reply::Int(card) = run(&mut c, &["BF.CARD", "w"]) else {
+        panic!()
+    };
+    assert!((10_000..=10_000 + slack).contains(&card), "{card}");
+    // Memory is fixed: the same after another window of items, and again half a window on.
+    let before = memory_usage(&mut c, "w");
+    madd(&mut c, "w", &items("more", 10_000));
+    assert_eq!(memory_usage(&mut c, "w"), before);
+    madd(&mut c, "w", &items("half", 5_000));
+    assert_eq!(memory_usage(&mut c, "w"), before);
+    // BF.DEBUG: the head line, then one line per slice with its age and fill.
+    let lines = debug_lines(&mut c, "w");
+    assert!(lines[0].starts_with("size:") && lines[0].contains("unit:items"));
+    assert!(lines.len() > 11);
+    assert!(lines[1..]
+        .iter()
+        .all(|l| l.starts_with("slice:") && l.contains(" age:") && l.contains(" fill:")));
+}
+
+/// Bits per window item, measured as MEMORY USAGE over the capacity after the filter has
+/// turned over several windows: the budget is 20 at 1% and 30 at 0.1%.
+#[test]
+fn memory_per_window_item_is_within_budget() {
+    let s = Server::new();
+    let mut c = s.conn();
+    for (key, error, budget) in [("one", "0.01", 20.0), ("tenth", "0.001", 30.0)] {
+        assert_eq!(
+            run(&mut c, &["BF.RESERVE", key, error, "1000000", "SLIDING"]),
+            ok()
+        );
+        let all = items(key, 2_500_000);
+        for batch in all.chunks(5000) {
+            madd(&mut c, key, batch);
+        }
+        let bits = memory_usage(&mut c, key) as f64 * 8.0 / 1_000_000.0;
+        let never = count(&present(&mut c, key, &items("never", 50_000)));
+        let rate = never as f64 / 50_000.0;
+        eprintln!("{key}: {bits:.2} bits per window item, false-positive rate {rate}");
+        assert!(bits <= budget, "{key}: {bits} bits per item");
+        assert!(rate <= error.parse::<f64>().unwrap(), "{key}: {rate}");
+    }
+}
+
+#[test]
+fn a_time_window_follows_the_clock_and_never_runs_backwards() {
+    let s = Server::new();
+    let mut c = s.conn();
+    assert_eq!(
+        run(&mut c, &["BF.RESERVE", "t", "0.01", "1000", "WINDOW", "60"]),
+        ok()
+    );
+    let t0 = now_ms();
+    let early = items("early", 200);
+    let late = items("late", 200);
+    insert_at(&mut c, "t", t0, &early);
+    // Inside the window (the read uses the server's clock, about t0): all present.
+    assert_eq!(count(&present(&mut c, "t", &early)), 200);
+    assert_eq!(run(&mut c, &["BF.CARD", "t"]), int(200));
+    // Half a window later: still all present.
+    insert_at(&mut c, "t", t0 + 30_000, &late);
+    assert_eq!(count(&present(&mut c, "t", &early)), 200);
+    // Two windows later (the filter's clock now leads the server's, and reads follow it):
+    // the early items are gone, the late ones too, a new one is there.
+    let Reply::Int(slack) = window_field(&mut c, "t", "Slack") else {
+        panic!()
+    };
+    let later = t0 + 90_000 + slack as u64 * 1000;
+    insert_at(&mut c, "t", later, &items("new", 1));
+    assert!(count(&present(&mut c, "t", &early)) <= 5);
+    assert!(count(&present(&mut c, "t", &late)) <= 5);
+    assert_eq!(present(&mut c, "t", &items("new", 1)), vec![true]);
+    assert_eq!(run(&mut c, &["BF.CARD", "t"]), int(1));
+    // The clock steps back to t0: nothing comes back, and an add then is stamped at the
+    // filter's clock (it lasts a full window from there).
+    insert_at(&mut c, "t", t0, &items("stepped", 1));
+    assert!(count(&present(&mut c, "t", &early)) <= 5);
+    let lines = debug_lines(&mut c, "t");
+    assert!(lines[0].contains(&format!("clock:{later}")), "{}", lines[0]);
+    assert_eq!(present(&mut c, "t", &items("stepped", 1)), vec![true]);
+    // BF.ADD on a time window uses the server's clock, behind the filter's: kept.
+    assert_eq!(run(&mut c, &["BF.ADD", "t", "plain-add"]), int(1));
+    assert_eq!(run(&mut c, &["BF.EXISTS", "t", "plain-add"]), int(1));
+}
+
+/// A window filter with items added at real server time across many generation shifts (a
+/// 2-second window shifts about every 30 ms), a count window, and a NONSCALING window that
+/// refuses: the replica and an AOF replay hold the same bits.
+#[test]
+fn replicas_and_aof_replays_hold_identical_window_filters() {
+    let mut p = Server::with_args(&[], &["--appendonly", "yes", "--appendfsync", "always"]);
+    let r = p.start_replica(&[]);
+    let (mut pc, mut rc) = (p.conn(), r.conn());
+    assert_eq!(
+        run(&mut pc, &["BF.RESERVE", "t", "0.01", "500", "WINDOW", "2"]),
+        ok()
+    );
+    assert_eq!(
+        run(&mut pc, &["BF.RESERVE", "s", "0.01", "500", "SLIDING"]),
+        ok()
+    );
+    assert_eq!(
+        run(
+            &mut pc,
+            &[
+                "BF.RESERVE",
+                "full",
+                "0.01",
+                "20",
+                "WINDOW",
+                "600",
+                "NONSCALING"
+            ]
+        ),
+        ok()
+    );
+    let start = std::time::Instant::now();
+    let mut batch = 0;
+    while start.elapsed() < std::time::Duration::from_millis(2500) {
+        let its = items(&format!("b{batch}"), 20);
+        madd(&mut pc, "t", &its);
+        madd(&mut pc, "s", &its);
+        run(&mut pc, &["BF.ADD", "t", &format!("single{batch}")]);
+        batch += 1;
+        std::thread::sleep(std::time::Duration::from_millis(5));
+    }
+    // The NONSCALING window refuses past its budget; what it took is replicated, the rest not.
+    let mut refused = 0;
+    for b in 0..30 {
+        if let Reply::Arr(v) = madd(&mut pc, "full", &items(&format!("f{b}"), 20)) {
+            refused += v.iter().filter(|r| r.is_err()).count();
+        }
+    }
+    assert!(refused > 0, "the NONSCALING window refused nothing");
+    assert_eq!(raw(&mut pc, &["WAIT", "1", "5000"]), Value::Int(1));
+    let lines = debug_lines(&mut pc, "t");
+    let slices = lines.len() - 1;
+    assert!(slices > 20, "few slices: {lines:?}");
+    for key in ["t", "s", "full"] {
+        assert_eq!(digest(&mut pc, key), digest(&mut rc, key), "{key}");
+    }
+    let before: Vec<Reply> = ["t", "s", "full"]
+        .iter()
+        .map(|k| digest(&mut pc, k))
+        .collect();
+    drop(pc);
+    p.restart();
+    let mut pc = p.conn();
+    let after: Vec<Reply> = ["t", "s", "full"]
+        .iter()
+        .map(|k| digest(&mut pc, k))
+        .collect();
+    assert_eq!(before, after, "AOF replay");
+}
+
+#[test]
+fn restarts_keep_the_window_and_forget_on_time() {
+    let mut s = Server::new();
+    let mut c = s.conn();
+    assert_eq!(
+        run(
+            &mut c,
+            &["BF.RESERVE", "t", "0.01", "1000", "WINDOW", "3600"]
+        ),
+        ok()
+    );
+    assert_eq!(
+        run(&mut c, &["BF.RESERVE", "s", "0.001", "1000", "SLIDING"]),
+        ok()
+    );
+    let t0 = now_ms();
+    let old = items("old", 300);
+    let young = items("young", 300);
+    // Items of 50 minutes ago and of now.
+    insert_at(&mut c, "t", t0 - 50 * 60_000, &old);
+    insert_at(&mut c, "t", t0, &young);
+    for batch in items("count", 3000).chunks(500) {
+        madd(&mut c, "s", batch);
+    }
+    let digests: Vec<Reply> = ["t", "s"].iter().map(|k| digest(&mut c, k)).collect();
+    assert_eq!(run(&mut c, &["SAVE"]), ok());
+    drop(c);
+    s.restart();
+    let mut c = s.conn();
+    let reloaded: Vec<Reply> = ["t", "s"].iter().map(|k| digest(&mut c, k)).collect();
+    assert_eq!(digests, reloaded);
+    // Both still inside the hour.
+    assert_eq!(count(&present(&mut c, "t", &old)), 300);
+    assert_eq!(count(&present(&mut c, "t", &young)), 300);
+    // "Loaded later": 25 minutes on, the old ones are past the hour plus the slack (about 10
+    // minutes), the young ones are not.
+    let Reply::Int(slack) = window_field(&mut c, "t", "Slack") else {
+        panic!()
+    };
+    assert!(slack < 15 * 60, "{slack}");
+    insert_at(&mut c, "t", t0 + 25 * 60_000, &items("tick", 1));
+    assert!(count(&present(&mut c, "t", &old)) <= 5);
+    assert_eq!(count(&present(&mut c, "t", &young)), 300);
+}
+
+#[test]
+fn scandump_dump_restore_and_copy_carry_window_filters() {
+    let s = Server::new();
+    let mut c = s.conn();
+    assert_eq!(
+        run(
+            &mut c,
+            &["BF.RESERVE", "t", "0.01", "2000", "WINDOW", "600"]
+        ),
+        ok()
+    );
+    assert_eq!(
+        run(&mut c, &["BF.RESERVE", "s", "0.01", "2000", "SLIDING"]),
+        ok()
+    );
+    let its = items("dump", 5000);
+    for batch in its.chunks(1000) {
+        madd(&mut c, "t", batch);
+        madd(&mut c, "s", batch);
+    }
+    for key in ["t", "s"] {
+        // SCANDUMP into a new key, the way a client copies a filter.
+        let copy = format!("{key}-scan");
+        let mut iterator = 0i64;
+        loop {
+            let Value::Array(v) = raw(&mut c, &["BF.SCANDUMP", key, &iterator.to_string()]) else {
+                panic!()
+            };
+            let (Value::Int(next), Value::BulkString(data)) = (&v[0], &v[1]) else {
+                panic!("{v:?}")
+            };
+            if *next == 0 {
+                break;
+            }
+            let mut cmd = redis::cmd("BF.LOADCHUNK");
+            cmd.arg(&copy).arg(*next).arg(data.as_slice());
+            let r: redis::RedisResult<Value> = cmd.query(&mut c);
+            assert_eq!(r, Ok(Value::Okay));
+            iterator = *next;
+        }
+        assert_eq!(digest(&mut c, &copy), digest(&mut c, key));
+        assert_eq!(count(&present(&mut c, &copy, &its[3000..])), 2000);
+        // DUMP / RESTORE and COPY.
+        let Value::BulkString(payload) = raw(&mut c, &["DUMP", key]) else {
+            panic!()
+        };
+        let restored = format!("{key}-restored");
+        let mut cmd = redis::cmd("RESTORE");
+        cmd.arg(&restored).arg(0).arg(payload.as_slice());
+        let r: redis::RedisResult<Value> = cmd.query(&mut c);
+        assert_eq!(r, Ok(Value::Okay));
+        assert_eq!(digest(&mut c, &restored), digest(&mut c, key));
+        let copied = format!("{key}-copied");
+        assert_eq!(run(&mut c, &["COPY", key, &copied]), int(1));
+        assert_eq!(digest(&mut c, &copied), digest(&mut c, key));
+        madd(&mut c, &copied, &items("after-copy", 10));
+        assert_ne!(digest(&mut c, &copied), digest(&mut c, key));
+    }
+}
+
+#[test]
+fn corrupt_window_state_is_refused_cleanly() {
+    let s = Server::new();
+    let mut c = s.conn();
+    assert_eq!(
+        run(&mut c, &["BF.RESERVE", "t", "0.01", "100", "WINDOW", "60"]),
+        ok()
+    );
+    madd(&mut c, "t", &items("x", 500));
+    let Value::Array(v) = raw(&mut c, &["BF.SCANDUMP", "t", "0"]) else {
+        panic!()
+    };
+    let Value::BulkString(header) = &v[1] else {
+        panic!()
+    };
+    let load = |c: &mut redis::Connection, key: &str, data: &[u8]| {
+        let mut cmd = redis::cmd("BF.LOADCHUNK");
+        cmd.arg(key).arg(1).arg(data);
+        let r: redis::RedisResult<Value> = cmd.query(c);
+        r.map_err(|e| err_text(&e))
+    };
+    assert_eq!(load(&mut c, "ok", header), Ok(Value::Okay));
+    // Every single-byte change either loads a valid filter or is refused with an error reply;
+    // the server answers throughout.
+    let mut refused = 0;
+    for at in 0..header.len() {
+        for delta in [1u8, 0x80, 0xff] {
+            let mut bad = header.clone();
+            bad[at] = bad[at].wrapping_add(delta);
+            let key = format!("bad-{at}-{delta}");
+            match load(&mut c, &key, &bad) {
+                Ok(_) => {
+                    // A filter that loaded is usable.
+                    run(&mut c, &["BF.ADD", &key, "probe"]);
+                    run(&mut c, &["BF.EXISTS", &key, "probe"]);
+                    run(&mut c, &["BF.INFO", &key]);
+                    run(&mut c, &["BF.DEBUG", &key]);
+                }
+                Err(e) => {
+                    refused += 1;
+                    assert!(
+                        e == texts::BAD_DATA || e.contains("per-filter limit"),
+                        "{e}"
+                    );
+                }
+            }
+        }
+    }
+    assert!(refused > header.len(), "{refused}");
+    // Truncated and padded headers.
+    assert_eq!(
+        load(&mut c, "short", &header[..header.len() - 1]),
+        Err(texts::BAD_DATA.to_string())
+    );
+    let mut long = header.clone();
+    long.push(0);
+    assert_eq!(
+        load(&mut c, "long", &long),
+        Err(texts::BAD_DATA.to_string())
+    );
+    // A RESTORE payload with a flipped byte in the window fields: refused, not loaded.
+    let Value::BulkString(payload) = raw(&mut c, &["DUMP", "t"]) else {
+        panic!()
+    };
+    let mut bad = payload.clone();
+    bad[20] ^= 0x40;
+    let mut cmd = redis::cmd("RESTORE");
+    cmd.arg("restored").arg(0).arg(bad.as_slice());
+    let r: redis::RedisResult<Value> = cmd.query(&mut c);
+    assert!(r.is_err(), "{r:?}");
+    assert_eq!(run(&mut c, &["PING"]), Reply::Status("PONG".into()));
+}
+
+#[test]
+fn the_memory_limit_refuses_window_filters_too() {
+    let s = Server::with_args(&["MAX_FILTER_BYTES", "100000"], &[]);
+    let mut c = s.conn();
+    let r = run(&mut c, &["BF.RESERVE", "big", "0.01", "1000000", "SLIDING"]);
+    assert!(
+        r.err_text().contains("per-filter limit of 100000 bytes"),
+        "{r:?}"
+    );
+    // A time window that grows past the limit refuses the adds that would need more, and
+    // keeps every item it took.
+    assert_eq!(
+        run(
+            &mut c,
+            &["BF.RESERVE", "t", "0.01", "1000", "WINDOW", "600"]
+        ),
+        ok()
+    );
+    let mut taken = Vec::new();
+    let mut refused = 0;
+    for b in 0..100 {
+        let its = items(&format!("burst{b}"), 1000);
+        if let Reply::Arr(v) = madd(&mut c, "t", &its) {
+            for (item, r) in its.iter().zip(&v) {
+                if r.is_err() {
+                    assert!(r.err_text().contains("per-filter limit"), "{r:?}");
+                    refused += 1;
+                } else {
+                    taken.push(item.clone());
+                }
+            }
+        }
+        if refused > 0 {
+            break;
+        }
+    }
+    assert!(refused > 0);
+    assert_eq!(count(&present(&mut c, "t", &taken)), taken.len());
+    assert!(memory_usage(&mut c, "t") <= 100_000 + 20_000);
+}
+
+#[test]
+fn redisbloom_refuses_the_window_dialect() {
+    let ours = Server::new();
+    let mut c = ours.conn();
+    assert_eq!(
+        run(&mut c, &["BF.RESERVE", "t", "0.01", "100", "SLIDING"]),
+        ok()
+    );
+    madd(&mut c, "t", &items("x", 50));
+    let Value::Array(v) = raw(&mut c, &["BF.SCANDUMP", "t", "0"]) else {
+        panic!()
+    };
+    let Value::BulkString(header) = &v[1] else {
+        panic!()
+    };
+    let rb = Server::try_with_module(&redisbloom_so(), None, &[], &[]).expect("RedisBloom");
+    let mut rc = rb.conn();
+    let mut cmd = redis::cmd("BF.LOADCHUNK");
+    cmd.arg("t").arg(1).arg(header.as_slice());
+    let r: redis::RedisResult<Value> = cmd.query(&mut rc);
+    assert!(r.is_err(), "RedisBloom took the window dialect: {r:?}");
+    assert_eq!(run(&mut rc, &["PING"]), Reply::Status("PONG".into()));
+    assert_eq!(run(&mut rc, &["EXISTS", "t"]), int(0));
+}
