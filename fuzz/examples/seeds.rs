@@ -11,7 +11,7 @@ use std::path::Path;
 use rsbloom::core::decode::{Field, FieldSlice, FieldWriter};
 use rsbloom::core::redisbloom_rdb;
 use rsbloom::core::sizing::{self, REDISBLOOM_LN2};
-use rsbloom::core::{rdb, scandump, Chain, FilterSpec, Growth, Window};
+use rsbloom::core::{rdb, scandump, Chain, Filter, FilterSpec, Growth, Sliding, Window};
 use rsbloom_fuzz::{decode_dump, decode_rdb, encode_dump, encode_rdb, fields_of, CHUNKS_LIMIT};
 
 const ARGS: &[&str] = &[
@@ -31,6 +31,12 @@ const ARGS: &[&str] = &[
     "NOCREATE\nNONSCALING\nITEMS\nx",
     "c\n7\ne\n0.5\nn\ni\nITEMS",
     "ERROR_RATE\n0.001\nINITIAL_SIZE\n1000\nEXPANSION\n0\nMAX_FILTER_BYTES\n64",
+    // Window options.
+    "0.01\n1000\nSLIDING\nSEED\n5",
+    "0.001\n100\nWINDOW\n3600\nEXPANSION\n3",
+    "0.01\n100\nWINDOW\n60\nNONSCALING\nSLIDING",
+    "CAPACITY\n50\nWINDOW\n5\nAT\n1700000000000\nITEMS\na",
+    "SLIDING\nNOCREATE\nAT\n18446744073709551615\nITEMS\nb",
 ];
 
 /// Bits per entry as RedisBloom stores it (`|ln(error)| / ln(2)^2`).
@@ -54,6 +60,22 @@ fn native(capacity: u64, nonscaling: bool, items: u32) -> Chain {
         let _ = chain.add(format!("seed-{i}").as_bytes(), u64::MAX);
     }
     chain
+}
+
+/// A window filter with items added over `minutes` (a time window) or past its capacity.
+fn window(window: Window, growth: Growth, items: u32) -> Sliding {
+    let spec = FilterSpec {
+        error: 0.01,
+        capacity: 100,
+        growth,
+        window,
+    };
+    let mut f = Sliding::new(&spec, 0x7769_6e64, u64::MAX).expect("seed window");
+    for i in 0..items {
+        let now = 1_700_000_000_000 + u64::from(i) * 97;
+        let _ = f.add(format!("seed-{i}").as_bytes(), now, u64::MAX);
+    }
+    f
 }
 
 /// RedisBloom's RDB value of encoding `encver` for links `(capacity, error, bits, items)`
@@ -96,6 +118,7 @@ fn redisbloom_links() -> Vec<(u64, f64, u64, u64)> {
 fn migrated(items: u32) -> Chain {
     let value = redisbloom_value(4, 5, &redisbloom_links());
     let mut chain = redisbloom_rdb::decode(&mut FieldSlice(&value), 4, 0x5eed).expect("rb value");
+    // (a RedisBloom value is always a chain)
     for i in 0..items {
         let _ = chain.add(format!("migrated-{i}").as_bytes(), u64::MAX);
     }
@@ -104,7 +127,7 @@ fn migrated(items: u32) -> Chain {
 
 /// SCANDUMP's header of a RedisBloom filter: its layout without rsbloom's trailer.
 fn redisbloom_header(chain: &Chain) -> Vec<u8> {
-    let mut h = scandump::header(chain);
+    let mut h = scandump::header(&Filter::Chain(chain.clone()));
     h.truncate(h.len() - 8 - chain.links().len());
     let options = u32::from_le_bytes(h[12..16].try_into().unwrap()) & !scandump::OPT_RSBLOOM;
     h[12..16].copy_from_slice(&options.to_le_bytes());
@@ -121,10 +144,10 @@ fn write(dir: &Path, target: &str, name: &str, data: &[u8]) {
     match target {
         "chunks" => {
             let (header, chunks) = decode_dump(data).expect("dump seed");
-            let mut chain = scandump::chain_from_header(header, 1, CHUNKS_LIMIT)
+            let mut filter = scandump::filter_from_header(header, 1, CHUNKS_LIMIT)
                 .unwrap_or_else(|e| panic!("{name}: header refused: {e:?}"));
             for (next, chunk) in chunks {
-                scandump::load_chunk(&mut chain, next, chunk).expect("seed chunk");
+                scandump::load_chunk(&mut filter, next, chunk).expect("seed chunk");
             }
         }
         "rdb" => {
@@ -133,7 +156,7 @@ fn write(dir: &Path, target: &str, name: &str, data: &[u8]) {
             let decoded = if encver == rdb::ENCODING_VERSION {
                 rdb::decode(&mut FieldSlice(&fields))
             } else {
-                redisbloom_rdb::decode(&mut FieldSlice(&fields), encver, 1)
+                redisbloom_rdb::decode(&mut FieldSlice(&fields), encver, 1).map(Filter::Chain)
             };
             decoded.unwrap_or_else(|e| panic!("{name}: value refused: {e:?}"));
         }
@@ -152,13 +175,25 @@ fn main() {
     for (i, args) in ARGS.iter().enumerate() {
         write(out, "args", &format!("args-{i}"), args.as_bytes());
     }
-    let chains = [
-        ("scaling", native(50, false, 400)),
-        ("nonscaling", native(100, true, 60)),
-        ("empty", native(1, false, 0)),
-        ("migrated", migrated(500)),
+    let filters = [
+        ("scaling", Filter::Chain(native(50, false, 400))),
+        ("nonscaling", Filter::Chain(native(100, true, 60))),
+        ("empty", Filter::Chain(native(1, false, 0))),
+        ("migrated", Filter::Chain(migrated(500))),
+        (
+            "sliding",
+            Filter::Sliding(window(Window::Count, Growth::Fixed, 300)),
+        ),
+        (
+            "window",
+            Filter::Sliding(window(Window::Time { seconds: 1 }, Growth::Scaling(2), 200)),
+        ),
+        (
+            "window-empty",
+            Filter::Sliding(window(Window::Time { seconds: 60 }, Growth::Fixed, 0)),
+        ),
     ];
-    for (name, chain) in &chains {
+    for (name, chain) in &filters {
         let chunks: Vec<(i64, &[u8])> = scandump::chunks(chain).collect();
         write(
             out,
@@ -170,7 +205,8 @@ fn main() {
     }
     // RedisBloom's own SCANDUMP of a filter with some items (its first link only).
     let rb = migrated(80);
-    let chunks: Vec<(i64, &[u8])> = scandump::chunks(&rb).collect();
+    let rb_filter = Filter::Chain(rb.clone());
+    let chunks: Vec<(i64, &[u8])> = scandump::chunks(&rb_filter).collect();
     write(
         out,
         "chunks",

@@ -1,36 +1,34 @@
-//! BF.LOADCHUNK's decoder: a header builds an empty chain (`chain_from_header`), then chunks
-//! are copied in (`load_chunk`). Whatever the bytes, nothing panics or allocates past the
-//! limit, a refused chunk changes nothing, and a chain that loaded is a sound filter.
+//! BF.LOADCHUNK's decoder: a header (a chain's, RedisBloom's or the window dialect) builds an
+//! empty filter (`filter_from_header`), then chunks are copied in (`load_chunk`). Whatever the
+//! bytes, nothing panics or allocates past the limit, a refused chunk changes nothing, and a
+//! filter that loaded is sound.
 #![no_main]
 
 use libfuzzer_sys::fuzz_target;
 use rsbloom::core::scandump;
-use rsbloom_fuzz::{check_chain, check_loaded_chunk, decode_dump, CHUNKS_LIMIT};
+use rsbloom_fuzz::{check_filter, check_loaded_chunk, decode_dump, CHUNKS_LIMIT};
 
 fuzz_target!(|data: &[u8]| {
     let Some((header, chunks)) = decode_dump(data) else {
         return;
     };
-    let Ok(mut chain) = scandump::chain_from_header(header, 0x5eed, CHUNKS_LIMIT) else {
+    let Ok(mut filter) = scandump::filter_from_header(header, 0x5eed, CHUNKS_LIMIT) else {
         return;
     };
     assert!(
-        chain.bit_bytes() <= CHUNKS_LIMIT,
+        filter.bit_bytes() <= CHUNKS_LIMIT,
         "header over the limit accepted"
     );
-    assert!(chain
-        .links()
-        .iter()
-        .all(|l| l.words().iter().all(|&w| w == 0)));
+    assert!(filter.bit_arrays().iter().all(|a| a.iter().all(|&b| b == 0)));
     for (iterator, chunk) in chunks {
-        let before = chain.clone();
-        match scandump::load_chunk(&mut chain, iterator, chunk) {
-            Ok(()) => check_loaded_chunk(&chain, iterator, chunk),
-            Err(_) => assert_eq!(chain, before, "a refused chunk changed the filter"),
+        let before = filter.clone();
+        match scandump::load_chunk(&mut filter, iterator, chunk) {
+            Ok(()) => check_loaded_chunk(&filter, iterator, chunk),
+            Err(_) => assert_eq!(filter, before, "a refused chunk changed the filter"),
         }
         // Loading bits never changes the parameters.
-        assert_eq!(chain.items(), before.items());
-        assert_eq!(chain.links().len(), before.links().len());
+        assert_eq!(filter.added(), before.added());
+        assert_eq!(filter.bit_bytes(), before.bit_bytes());
     }
-    check_chain(&chain, CHUNKS_LIMIT);
+    check_filter(&filter, CHUNKS_LIMIT);
 });

@@ -1,5 +1,5 @@
 //! The RDB decoders, through a FieldReader over typed fields: rsbloom's own encoding
-//! (`rdb::decode`, version 100) and RedisBloom's (`redisbloom_rdb::decode`, versions 0 to 4). A
+//! (`rdb::decode`, version 100, chains and window filters) and RedisBloom's (`redisbloom_rdb::decode`, versions 0 to 4). A
 //! value either is refused or loads as a sound filter, and nothing panics. A value may declare
 //! more bits than it holds: see `lazy_alloc` for how the harness allocates those as Redis does.
 #![no_main]
@@ -8,7 +8,8 @@ use libfuzzer_sys::fuzz_target;
 use rsbloom::core::decode::FieldSlice;
 use rsbloom::core::rdb::{self, ENCODING_VERSION};
 use rsbloom::core::redisbloom_rdb::{self, MAX_ENCODING_VERSION};
-use rsbloom_fuzz::{check_chain, decode_rdb};
+use rsbloom::core::Filter;
+use rsbloom_fuzz::{check_filter, decode_rdb};
 
 /// Per-filter limit for growth in `check_chain`.
 const GROWTH_LIMIT: u64 = 1 << 24;
@@ -21,13 +22,14 @@ fuzz_target!(init: rsbloom_fuzz::lazy_alloc::install(), |data: &[u8]| {
     let decoded = if encver == ENCODING_VERSION {
         rdb::decode(&mut FieldSlice(&fields))
     } else {
-        let decoded = redisbloom_rdb::decode(&mut FieldSlice(&fields), encver, 0x5eed);
+        let decoded =
+            redisbloom_rdb::decode(&mut FieldSlice(&fields), encver, 0x5eed).map(Filter::Chain);
         if !(0..=MAX_ENCODING_VERSION).contains(&encver) {
             assert!(decoded.is_err(), "unknown encoding {encver} accepted");
         }
         decoded
     };
-    if let Ok(chain) = decoded {
-        check_chain(&chain, GROWTH_LIMIT);
+    if let Ok(filter) = decoded {
+        check_filter(&filter, GROWTH_LIMIT);
     }
 });

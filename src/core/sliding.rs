@@ -577,6 +577,9 @@ impl Sliding {
     fn find(&self, h: &ItemHash, first: usize) -> Option<usize> {
         let live = self.slices.len() - first;
         let k = self.hashes as usize;
+        if live < k {
+            return None;
+        }
         let newest = self.slices.len() - 1;
         let set = |age: usize| self.slices[newest - age].test(h);
         // Ages start..known are known to be set.
