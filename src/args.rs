@@ -272,7 +272,10 @@ pub fn insert(argv: &[&[u8]], defaults: FilterSpec) -> Result<Insert, Refusal> {
             continue;
         }
         if is(token, "AT") {
-            let ms = argv.get(i + 1).and_then(|v| unsigned(v));
+            let ms = argv
+                .get(i + 1)
+                .and_then(|v| unsigned(v))
+                .filter(|&ms| ms <= crate::core::sliding::MAX_CLOCK);
             clock = Some(ms.ok_or(Refusal::Reply(errors::BAD_AT))?);
             i += 2;
             continue;

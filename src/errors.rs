@@ -37,7 +37,7 @@ pub const SLIDING_EXPANSION: &str =
     "ERR SLIDING filters do not grow (their memory is fixed): EXPANSION does not apply";
 pub const WINDOW_ERROR_RATE: &str =
     "ERR window filters take error rates from 3.6e-15 (at most 48 bits per item)";
-pub const BAD_AT: &str = "ERR AT takes a Unix time in milliseconds";
+pub const BAD_AT: &str = "ERR AT takes a Unix time in milliseconds, up to 2^62";
 pub const NOT_A_WINDOW: &str = "ERR not a window filter (created without SLIDING or WINDOW)";
 pub const WINDOW_FULL: &str = "ERR window filter is full: NONSCALING and more than its capacity \
     within one window";

@@ -163,7 +163,7 @@ fn window_options_and_their_errors() {
         ),
         (
             &["BF.INSERT", "y", "AT", "-1", "ITEMS", "a"],
-            "ERR AT takes a Unix time in milliseconds",
+            "ERR AT takes a Unix time in milliseconds, up to 2^62",
         ),
         (
             &["BF.INSERT", "y", "EXPANSION", "2", "SLIDING", "ITEMS", "a"],

@@ -13,7 +13,7 @@ use std::collections::VecDeque;
 use super::chain::{Chain, MAX_LINKS};
 use super::link::{Layout, Link};
 use super::sizing::{Geometry, MAX_HASHES, MAX_LINK_BITS};
-use super::sliding::{self, Kind, Slice, Sliding, OPEN};
+use super::sliding::{self, Kind, Slice, Sliding, MAX_CLOCK, OPEN};
 use super::spec::{Growth, Window};
 
 /// Why a serialised filter was refused: which check fired.
@@ -341,6 +341,7 @@ impl SlidingBuilder {
             || h.base_bits == 0
             || !h.base_bits.is_multiple_of(64)
             || h.base_bits > MAX_LINK_BITS
+            || h.clock > MAX_CLOCK
         {
             return bad;
         }
@@ -386,6 +387,8 @@ impl SlidingBuilder {
             && h.generation < self.filter.next_generation;
         if !in_order
             || (h.ended == OPEN) != newest
+            || h.started > MAX_CLOCK
+            || (h.ended != OPEN && h.ended > MAX_CLOCK)
             || h.capacity == 0
             || h.load > h.capacity
             || h.count > h.load

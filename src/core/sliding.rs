@@ -70,6 +70,11 @@ const MAX_FILL_STEPS: u32 = 40;
 /// `ended` of the newest slice: its generation is still open.
 pub const OPEN: u64 = u64::MAX;
 
+/// The latest clock a filter takes (2^62: about 146 million years of milliseconds, or that
+/// many inserts): every time plus a window stays far from overflowing, so no sum saturates
+/// into "expired at once". Later times are taken as this one.
+pub const MAX_CLOCK: u64 = 1 << 62;
+
 /// Whether a window filter can honour `error`: it needs about `log2(1/error)` bits per item,
 /// at most [`MAX_HASHES`].
 pub fn supports_error(error: f64) -> bool {
@@ -518,7 +523,7 @@ impl Sliding {
     pub fn clock_at(&self, now: u64) -> u64 {
         match self.kind {
             Kind::Count => self.clock,
-            Kind::Time => self.clock.max(now),
+            Kind::Time => self.clock.max(now.min(MAX_CLOCK)),
         }
     }
 
@@ -679,7 +684,7 @@ impl Sliding {
         }
         self.slices[n - 1].count += 1;
         if self.kind == Kind::Count {
-            self.clock += 1;
+            self.clock = (self.clock + 1).min(MAX_CLOCK);
         }
         Ok(match found {
             Some(_) => AddOutcome::Present,
@@ -1151,6 +1156,18 @@ mod tests {
             "{remembered}/300 old items past window + slack"
         );
         assert!(young.iter().all(|it| f.contains(it, past)));
+    }
+
+    #[test]
+    fn the_far_future_is_the_latest_clock_not_an_overflow() {
+        // Found by the chunks fuzz target: at u64::MAX, "ended + window" saturated and every
+        // slice read as expired, so an item was missing right after its add.
+        let mut f = time_filter(0.01, 100, 60, Growth::Scaling(2));
+        for now in [MAX_CLOCK - 1, MAX_CLOCK, u64::MAX] {
+            f.add(b"late", now, u64::MAX).unwrap();
+            assert!(f.contains(b"late", now), "{now}");
+            assert_eq!(f.clock(), now.min(MAX_CLOCK));
+        }
     }
 
     #[test]

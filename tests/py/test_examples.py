@@ -51,3 +51,19 @@ def test_cache_guard(rsbloom_server):
     assert avoided == missing - fp
     assert fp <= 0.05 * missing  # error rate 0.01
     assert float(f["time_with_guard"]) < float(f["time_without_guard"])
+
+
+def test_crawler_refetch(rsbloom_server):
+    out, f = _run(rsbloom_server, "crawler_refetch.py", 2, 5000)
+    n = int(f["urls"])
+    assert n == 5000
+    # First crawl: all fetched but the rare false positive (error rate 0.001).
+    assert int(f["first_fetched"]) >= n - 20
+    assert int(f["first_fetched"]) + int(f["first_skipped"]) == n
+    # Again at once: inside the window, never a false negative.
+    assert int(f["again_fetched"]) == 0
+    assert int(f["again_skipped"]) == n
+    # After the window and its slack: due again, every one (but false positives).
+    assert int(f["later_fetched"]) >= n - 20
+    assert int(f["slack_seconds"]) <= 1
+    assert n - 20 <= int(f["items_in_window"]) <= n
