@@ -342,6 +342,7 @@ impl SlidingBuilder {
             || !h.base_bits.is_multiple_of(64)
             || h.base_bits > MAX_LINK_BITS
             || h.clock > MAX_CLOCK
+            || h.next_generation > MAX_CLOCK
         {
             return bad;
         }

@@ -558,8 +558,7 @@ impl Sliding {
         let clock = self.clock_at(now);
         (self.first_live(clock)..self.slices.len())
             .filter(|&i| self.end_of(i).saturating_add(self.window) > clock)
-            .map(|i| self.slices[i].count)
-            .sum()
+            .fold(0u64, |sum, i| sum.saturating_add(self.slices[i].count))
     }
 
     /// Whether the item may have been added within the window, at server time `now`.
@@ -689,7 +688,7 @@ impl Sliding {
         Ok(match found {
             Some(_) => AddOutcome::Present,
             None => {
-                self.added += 1;
+                self.added = self.added.saturating_add(1);
                 AddOutcome::Added
             }
         })

@@ -422,3 +422,40 @@ def test_debug(r):
         assert fields[b"capacity"] == cap
         assert fields[b"ratio"] == ratio
     raises("not found", r.execute_command, "bf.debug", "missing")
+
+
+# --- window filters (rsbloom's SLIDING / WINDOW) ------------------------------------------------
+
+
+@pytest.mark.parametrize("window", [["SLIDING"], ["WINDOW", 3600]], ids=["sliding", "window"])
+def test_window_filters_through_the_bf_api(r, window):
+    """Every r.bf() call works unchanged on a window filter; BF.INFO keeps its five fields."""
+    bf = r.bf()
+    assert r.execute_command("BF.RESERVE", "w", 0.001, 1000, *window) is True
+    assert r.type("w") == b"MBbloom--"
+    check(bf.add("w", "a"), b(r, 1))
+    check(bf.add("w", "a"), b(r, 0))
+    check(bf.madd("w", "b", "c"), bits(r, 1, 1))
+    check(bf.exists("w", "b"), b(r, 1))
+    check(bf.mexists("w", "a", "c", "never"), bits(r, 1, 1, 0))
+    check(bf.insert("w", ["d", "e"]), bits(r, 1, 1))
+    check(bf.card("w"), 5)
+    i = info(r, "w")
+    assert (i.capacity, i.insertedNum) == (1000, 5)
+    assert i.filterNum >= 1
+    assert i.expansionRate == (None if window == ["SLIDING"] else 2)
+    raw = r.execute_command("BF.INFO", "w", "WINDOW")
+    pairs = dict(zip(raw[::2], raw[1::2])) if isinstance(raw, list) else raw
+    pairs = {k.decode() if isinstance(k, bytes) else k: v for k, v in pairs.items()}
+    unit = pairs["Unit"].decode() if isinstance(pairs["Unit"], bytes) else pairs["Unit"]
+    assert (pairs["Window"], unit) == ((1000, "items") if window == ["SLIDING"] else (3600, "seconds"))
+    assert pairs["Items in window"] == 5
+    # A count window forgets: after 2 windows of other items, the first ones are gone (at
+    # 0.001, a few false positives among 100 at most).
+    if window == ["SLIDING"]:
+        old = [f"old{j}" for j in range(100)]
+        bf.madd("w", *old)
+        for start in range(0, 2400, 400):
+            bf.madd("w", *[f"x{j}" for j in range(start, start + 400)])
+        assert sum(map(int, bf.mexists("w", *old))) <= 3
+        check(bf.exists("w", "x2399"), b(r, 1))

@@ -1,0 +1,156 @@
+#!/usr/bin/env python3
+"""`make bench` (second part): rsbloom's window filters against a plain filter of the same
+capacity, and against the hand-rolled alternative (two rotating plain filters).
+
+One rsbloom redis-server; every row measures two keys on it, alternating for BENCH_ROUNDS
+rounds, and quotes the medians and their ratio against the issue's target:
+
+- throughput, redis-benchmark -c 50: BF.ADD and BF.EXISTS at pipeline 32 (ops/s, target 0.8 x
+  the plain filter), BF.MADD and BF.MEXISTS of 100 items at pipeline 1 and 32 (items/s, target
+  0.5 x), for a SLIDING and a WINDOW filter of 10,000,000 capacity at 0.01 against a plain
+  filter of 10,000,000 at 0.01, each holding 5,000,000 items the lookups hit about half the
+  time (the SLIDING filter after a full window of other items, so it is in its steady state);
+- checks per second against rotation: "double buffering" keeps two plain NONSCALING filters of
+  the window's capacity at half the rate and checks an item in both (two pipelined commands per
+  check), so its checks/s are half its BF.EXISTS ops/s (target: the window filter at 2 x);
+- memory: MEMORY USAGE of the SLIDING filter against the two rotating filters (target 0.9 x),
+  and bits per window item.
+
+Output: a Markdown table on stdout and in bench/WINDOW.md. Environment: as bench.py
+(BENCH_ROUNDS, BENCH_SECONDS, BENCH_CLIENTS, BENCH_FILL).
+"""
+
+import datetime
+import math
+import os
+import statistics
+import sys
+import time
+
+sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+import bench as b  # noqa: E402
+
+RESULTS = os.path.join(b.REPO, "bench", "WINDOW.md")
+CAPACITY = b.SMALL_CAPACITY
+RATE = b.ERROR_RATE
+PIPELINE_ROWS = (
+    ("BF.ADD", False, 32, 0.8),
+    ("BF.EXISTS", False, 32, 0.8),
+    ("BF.MADD", True, 1, 0.5),
+    ("BF.MADD", True, 32, 0.5),
+    ("BF.MEXISTS", True, 1, 0.5),
+    ("BF.MEXISTS", True, 32, 0.5),
+)
+
+
+def fill(server, key, items):
+    b.send_multi(server, b.multi_commands(b"BF.MADD", key.encode(), items))
+
+
+def measure(runner, server, args, per, pipeline, keyspace, requests):
+    rate, _ = runner.run_benchmark(server, args, requests, pipeline, keyspace)
+    return rate * per
+
+
+def compare(runner, server, label, a, b_, per, pipeline, keyspace):
+    """Medians of `a` and `b_` (argument lists) alternating; returns (a, b, rounds)."""
+    probe = [measure(runner, server, args, per, pipeline, keyspace, 2000) for args in (a, b_)]
+    requests = max(1000, int(b.SECONDS * math.sqrt(probe[0] * probe[1]) / per))
+    rounds = {0: [], 1: []}
+    for rnd in range(b.ROUNDS):
+        for i, args in enumerate((a, b_)):
+            rounds[i].append(measure(runner, server, args, per, pipeline, keyspace, requests))
+        b.log(f"  {label} round {rnd + 1}: {rounds[0][-1]:,.0f} / {rounds[1][-1]:,.0f}")
+    return statistics.median(rounds[0]), statistics.median(rounds[1]), rounds
+
+
+def main():
+    started = datetime.datetime.now(datetime.timezone.utc)
+    began = time.monotonic()
+    server = b.Server("rsbloom", b.RSBLOOM_SO)
+    rows = []
+    try:
+        server.start()
+        runner = b.Bench([server])
+        con = server.client()
+        present = b.numbered_items(b.PRESENT_PREFIX, b.FILL)
+        con.execute_command("BF.RESERVE", "plain", RATE, CAPACITY)
+        con.execute_command("BF.RESERVE", "sliding", RATE, CAPACITY, "SLIDING")
+        con.execute_command("BF.RESERVE", "window", RATE, CAPACITY, "WINDOW", 3600)
+        b.log("filling: a window of other items into the SLIDING filter, then "
+              f"{b.FILL:,} items into each filter")
+        fill(server, "sliding", b.numbered_items(b"https://example.org/old/", CAPACITY))
+        for key in ("plain", "sliding", "window"):
+            fill(server, key, present)
+        # Double buffering: the window's items in the newer filter, the previous window's in
+        # the older one; each NONSCALING for the capacity at half the rate.
+        for i, prefix in ((0, b"https://example.org/prev/"), (1, None)):
+            key = f"rot:{i}"
+            con.execute_command("BF.RESERVE", key, RATE / 2, CAPACITY, "NONSCALING")
+            fill(server, key, present if prefix is None else b.numbered_items(prefix, b.FILL))
+
+        keyspace = 2 * b.FILL
+        for kind in ("sliding", "window"):
+            for op, multi, pipeline, target in PIPELINE_ROWS:
+                per = b.BATCH if multi else 1
+                template = b.ADD_TEMPLATE if op.endswith("ADD") else b.QUERY_TEMPLATE
+                space = b.ADD_RANGE if op.endswith("ADD") else keyspace
+                label = f"{kind} {op} P{pipeline}"
+                ours, plain, _ = compare(
+                    runner, server, label,
+                    [op, kind] + [template] * per, [op, "plain"] + [template] * per,
+                    per, pipeline, space)
+                unit = "items/s" if multi else "ops/s"
+                rows.append((label, f"{ours:,.0f} {unit}", f"{plain:,.0f} {unit} (plain)",
+                             ours / plain, f">= {target}"))
+
+        # Checks per second against rotation.
+        label = "sliding BF.EXISTS P32 vs rotation"
+        ours, rot, _ = compare(runner, server, label,
+                               ["BF.EXISTS", "sliding", b.QUERY_TEMPLATE],
+                               ["BF.EXISTS", "rot:1", b.QUERY_TEMPLATE], 1, 32, keyspace)
+        rows.append(("checks/s, sliding vs 2 rotating filters", f"{ours:,.0f} checks/s",
+                     f"{rot / 2:,.0f} checks/s ({rot:,.0f} BF.EXISTS/s, 2 per check)",
+                     ours / (rot / 2), ">= 2"))
+
+        # Memory.
+        sliding = con.memory_usage("sliding", samples=0)
+        rotation = sum(con.memory_usage(f"rot:{i}", samples=0) for i in (0, 1))
+        rows.append(("memory, sliding vs 2 rotating filters", f"{sliding:,} B",
+                     f"{rotation:,} B", sliding / rotation, "<= 0.9"))
+        rows.append(("bits per window item (MEMORY USAGE)", f"{sliding * 8 / CAPACITY:.2f}",
+                     f"{rotation * 8 / CAPACITY:.2f} (rotation)", sliding / rotation,
+                     "<= 20 bits"))
+        window_info = con.execute_command("BF.INFO", "sliding", "WINDOW")
+        con.close()
+    finally:
+        server.cleanup()
+
+    def met(ratio, target):
+        op, value = target.split()[0], float(target.split()[1])
+        if "bits" in target:
+            return "-"
+        return "yes" if (ratio >= value if op == ">=" else ratio <= value) else "NO"
+
+    lines = ["| row | window filter | compared with | ratio | target | met |",
+             "|---|---|---|---|---|---|"]
+    for label, ours, other, ratio, target in rows:
+        lines.append(f"| {label} | {ours} | {other} | {ratio:.2f} | {target} | "
+                     f"{met(ratio, target)} |")
+    text = "\n".join(lines)
+    b.log("\n" + text + "\n")
+    elapsed = time.monotonic() - began
+    with open(RESULTS, "w") as f:
+        f.write("# Window filters: `make bench` (bench/window.py)\n\n")
+        f.write(f"Run {started:%Y-%m-%d %H:%M} UTC, {elapsed / 60:.1f} minutes, "
+                f"{b.ROUNDS} rounds of about {b.SECONDS:g} s per figure (medians), "
+                f"redis-benchmark -c {b.CLIENTS}, one rsbloom server.\n\n")
+        f.write(f"Filters of capacity {CAPACITY:,} at {RATE}; {b.FILL:,} items each, "
+                "lookups hit about half the time. SLIDING filter window info: "
+                f"{window_info}.\n\n")
+        f.write(text + "\n")
+    b.log(f"bench: wrote {RESULTS}")
+
+
+if __name__ == "__main__":
+    main()
