@@ -5,10 +5,11 @@
 #   make check   cargo fmt --check, clippy with -D warnings, the unit tests (CI runs it first)
 #   make test-cluster   Redis Cluster tests (tests/cluster.rs: 6 nodes, failover, resharding)
 #   make test-big       the >2^32-bit filter (tests/big.rs); skipped, saying why, without the memory
-#   make bench   rsbloom against RedisBloom 2.8.2 (bench/bench.py); writes bench/RESULTS.md
+#   make bench   rsbloom against RedisBloom 2.8.2 (bench/bench.py); writes bench/RESULTS.md;
+#                then window filters against plain and rotating ones (bench/window.py, WINDOW.md)
 #   make bench-core   criterion micro-benchmarks of the core (benches/core.rs)
 #   make fuzz    cargo-fuzz targets (fuzz/), FUZZ_SECONDS each (default 60)
-#   make test-matrix    the command, persistence, replication, ACL, migration, cluster and Python
+#   make test-matrix    the command, persistence, replication, window, ACL, migration, cluster and Python
 #                       client tests on Redis 7.4 and Valkey 9.1 (scripts/servers fetches them)
 #
 # Variables: PORT (default 6379), MODULE_ARGS (default empty), CARGO (default cargo).
@@ -136,7 +137,7 @@ test-py: pytest
 # durability ones, which exercise the module rather than the server.
 .PHONY: test-matrix
 MATRIX_SERVERS := redis-7.4 valkey-9.1
-MATRIX_TESTS   := acl commands config migration persistence replication
+MATRIX_TESTS   := acl commands config migration persistence replication window
 test-matrix: deps venv
 	$(VENV)/bin/python -m pip install -q --disable-pip-version-check $(PY_PKGS)
 	$(CARGO) build --release
@@ -157,6 +158,7 @@ BENCH_PY_PKGS := $(PY_PKGS) matplotlib==3.10.8
 bench: build venv
 	$(VENV)/bin/python -m pip install -q --disable-pip-version-check $(BENCH_PY_PKGS)
 	so=$$(scripts/redisbloom-so) && REDISBLOOM_SO=$$so $(VENV)/bin/python bench/bench.py
+	$(VENV)/bin/python bench/window.py
 
 bench-core: deps
 	$(CARGO) bench --bench core

@@ -643,6 +643,38 @@ fn cluster_million_items_failover_and_reshard() {
         );
     }
 
+    // Window filters (one of each kind) in a slot of the primary about to be killed: the
+    // digests below cover them, and they answer the same after the failover.
+    let window_slot = *myself(&mut cl.nodes[pairs[0].0].conn())
+        .slots
+        .iter()
+        .next()
+        .expect("a primary has slots");
+    let window_keys = [
+        (
+            keys[window_slot].replace("urls:", "sliding:"),
+            "SLIDING",
+            None,
+        ),
+        (
+            keys[window_slot].replace("urls:", "window:"),
+            "WINDOW",
+            Some("3600"),
+        ),
+    ];
+    let window_items: Vec<String> = (0..2000).map(|i| url("window", i)).collect();
+    {
+        let mut c = cl.nodes[pairs[0].0].conn();
+        for (key, kind, value) in &window_keys {
+            let mut args = vec!["BF.RESERVE", key.as_str(), "0.01", "5000", kind];
+            args.extend(value.iter());
+            assert_eq!(run(&mut c, &args), ok(), "{key}");
+            let mut madd = vec!["BF.MADD", key.as_str()];
+            madd.extend(window_items.iter().map(String::as_str));
+            assert!(matches!(run(&mut c, &madd), Reply::Arr(_)));
+        }
+    }
+
     // ---- failover: SIGKILL the primary of slot 0 once its replica has every write.
     for &(p, r) in &pairs {
         wait_replicated(&mut cl.nodes[p].conn());
@@ -691,6 +723,30 @@ fn cluster_million_items_failover_and_reshard() {
         cl.nodes[heir].port,
         promoted.as_secs_f64()
     );
+    for (key, _, _) in &window_keys {
+        let mut mexists = vec!["BF.MEXISTS", key.as_str()];
+        mexists.extend(window_items.iter().map(String::as_str));
+        assert_eq!(
+            run(&mut cl.nodes[heir].conn(), &mexists),
+            Reply::Arr(vec![int(1); window_items.len()]),
+            "{key} after the failover"
+        );
+        // It takes writes (the reply is 0 only for a false positive).
+        assert!(matches!(
+            run(
+                &mut cl.nodes[heir].conn(),
+                &["BF.ADD", key, "after-failover"]
+            ),
+            Reply::Int(0 | 1)
+        ));
+        assert_eq!(
+            run(
+                &mut cl.nodes[heir].conn(),
+                &["BF.EXISTS", key, "after-failover"]
+            ),
+            int(1)
+        );
+    }
     // The sync client keeps no retry path for a dead primary's pipeline, so reconnect, as an
     // application does after an error.
     let mut con = cl.client(others[0]);
