@@ -37,7 +37,6 @@ use super::chain::{AddOutcome, ChainError};
 use super::hash::{reduce, ItemHash};
 use super::hints;
 use super::link::{words_as_bytes, words_as_bytes_mut};
-use super::lookahead::Lookahead;
 use super::sizing::{MAX_LINK_BITS, WORD_BITS};
 use super::spec::{FilterSpec, Growth, Window};
 
@@ -363,9 +362,14 @@ pub struct Sliding {
     pub(super) slices: VecDeque<Slice>,
 }
 
-/// Items a batch lookup scans at once (see [`Sliding::contains_many`]): enough misses in
-/// flight to cover DRAM's latency, few enough for the core's miss buffers.
+/// Items a batch lookup scans at once (see [`Sliding::scan_many`]): enough misses in flight to
+/// cover DRAM's latency, few enough for the core's miss buffers.
 const SCANS: usize = 16;
+
+/// Items a batch add looks up ahead of applying them (see [`Sliding::add_many`]): a shift in
+/// the middle makes the rest look up again, so a filter that shifts often (a tiny generation)
+/// repeats at most this much.
+const SPECULATE: usize = 32;
 
 /// One item's run scan as a state machine (the steps of [`Sliding::find`]): `age` is the next
 /// age to test; ages `start..known` are known to be set, `end` is the current run's end.
@@ -652,82 +656,63 @@ impl Sliding {
         None
     }
 
-    /// Starts loading the lines an item's first probes touch: its bits in the `k` newest
-    /// slices (where an add writes and a recent item is found) and the scan's first checks.
-    #[inline]
-    fn prefetch(&self, h: &ItemHash) {
-        let k = self.hashes as usize;
-        let n = self.slices.len();
-        for age in (0..k.min(n)).chain((2 * k - 1..n).step_by(k)) {
-            self.slices[n - 1 - age].prefetch(h);
-        }
-    }
-
-    #[inline]
-    fn hash_and_prefetch(&self, item: &[u8]) -> ItemHash {
-        let h = self.hash(item);
-        self.prefetch(&h);
-        h
-    }
-
-    /// Checks items in order at server time `now`, passing each answer to `answer`.
-    ///
-    /// An item's scan is a chain of dependent probes (the next age to test depends on the last
-    /// bit), each a likely cache miss in another slice: one item at a time, they queue. So a
-    /// batch scans [`SCANS`] items at once, round-robin: each turn tests one probe per item and
-    /// prefetches that item's next one, which has arrived by its next turn. Answers come out
-    /// in order, exactly those of [`Sliding::contains`].
+    /// Checks items in order at server time `now`, passing each answer to `answer`: exactly
+    /// those of [`Sliding::contains`], found by [`Sliding::scan_many`].
     pub fn contains_many<'a>(
         &self,
-        mut items: impl Iterator<Item = &'a [u8]>,
+        items: impl Iterator<Item = &'a [u8]>,
         now: u64,
         mut answer: impl FnMut(bool),
     ) {
-        let first = self.first_live(self.clock_at(now));
+        let hashes: Vec<ItemHash> = items.map(|item| self.hash(item)).collect();
+        let mut found = vec![false; hashes.len()];
+        self.scan_many(&hashes, self.first_live(self.clock_at(now)), |i, f| {
+            found[i] = f
+        });
+        found.into_iter().for_each(&mut answer);
+    }
+
+    /// Whether each item has a run among the slices from `first` on, reported as `(index,
+    /// found)` in any order.
+    ///
+    /// An item's scan is a chain of dependent probes (the next age to test depends on the last
+    /// bit), each a likely cache miss in another slice: one item at a time, they queue. So this
+    /// scans [`SCANS`] items at once, round-robin: each turn tests one probe per item and
+    /// prefetches that item's next one, which has arrived by its next turn.
+    fn scan_many(&self, hashes: &[ItemHash], first: usize, mut report: impl FnMut(usize, bool)) {
         let live = self.slices.len() - first;
         let k = self.hashes as usize;
         if live < k {
-            return items.for_each(|_| answer(false));
+            return (0..hashes.len()).for_each(|i| report(i, false));
         }
         let newest = self.slices.len() - 1;
         let line = |h: &ItemHash, age: usize| self.slices[newest - age].prefetch(h);
-        // In-flight scans by sequence number, and answers waiting for earlier ones.
-        let mut scans: [Option<(u64, Scan)>; SCANS] = [None; SCANS];
-        let mut pending: VecDeque<Option<bool>> = VecDeque::with_capacity(SCANS * 2);
-        let (mut next_seq, mut emitted, mut exhausted) = (0u64, 0u64, false);
+        let mut scans: [Option<(usize, Scan)>; SCANS] = [None; SCANS];
+        let mut next = 0;
         loop {
             let mut active = false;
             for slot in scans.iter_mut() {
-                if slot.is_none() && !exhausted {
-                    match items.next() {
-                        Some(item) => {
-                            let scan = Scan::new(self.hash(item), k);
-                            line(&scan.h, scan.age);
-                            pending.push_back(None);
-                            *slot = Some((next_seq, scan));
-                            next_seq += 1;
-                        }
-                        None => exhausted = true,
+                let Some((i, scan)) = slot else {
+                    if next < hashes.len() {
+                        let scan = Scan::new(hashes[next], k);
+                        line(&scan.h, scan.age);
+                        *slot = Some((next, scan));
+                        next += 1;
+                        active = true;
                     }
                     continue;
-                }
-                let Some((seq, scan)) = slot else { continue };
+                };
                 active = true;
                 let set = self.slices[newest - scan.age].test(&scan.h);
                 match scan.step(set, k, live) {
                     Some(found) => {
-                        pending[(*seq - emitted) as usize] = Some(found);
+                        report(*i, found);
                         *slot = None;
                     }
                     None => line(&scan.h, scan.age),
                 }
             }
-            while let Some(Some(found)) = pending.front() {
-                answer(*found);
-                pending.pop_front();
-                emitted += 1;
-            }
-            if exhausted && !active && scans.iter().all(Option::is_none) {
+            if !active {
                 break;
             }
         }
@@ -742,10 +727,45 @@ impl Sliding {
         max_bytes: u64,
         mut outcome: impl FnMut(Result<AddOutcome, ChainError>) -> bool,
     ) {
-        let mut ahead = Lookahead::new(items);
-        while let Some(h) = ahead.next(|item| self.hash_and_prefetch(item)) {
-            if !outcome(self.add_hashed(&h, now, max_bytes)) {
-                break;
+        let hashes: Vec<ItemHash> = items.map(|item| self.hash(item)).collect();
+        let k = self.hashes as usize;
+        let mut at = 0;
+        while at < hashes.len() {
+            // Look the next items up together, against the filter as it is now.
+            let chunk = &hashes[at..hashes.len().min(at + SPECULATE)];
+            let clock = self.clock_at(now);
+            let first = self.first_live(clock);
+            let state = (self.next_generation, self.slices.len(), first);
+            let mut found = vec![false; chunk.len()];
+            self.scan_many(chunk, first, |i, f| found[i] = f);
+            for (j, h) in chunk.iter().enumerate() {
+                // Prefetch a later item's lines in the newest slices (its insert, and the
+                // re-check of an item not found).
+                if let Some(later) = chunk.get(j + 8) {
+                    let n = self.slices.len();
+                    for slice in self.slices.range(n.saturating_sub(2 * k - 1)..) {
+                        slice.prefetch(later);
+                    }
+                }
+                let clock = self.clock_at(now);
+                let first = self.first_live(clock);
+                if (self.next_generation, self.slices.len(), first) != state {
+                    // A shift (or an expiry) since the look-up: look the rest up again.
+                    break;
+                }
+                // Since the look-up only the newest k slices took bits. A run found then is
+                // still there; a run not found then can only have appeared among the runs
+                // that reach into those k slices: those starting at ages 0..k-1.
+                let (exists, newest_run) = if found[j] {
+                    (true, self.run_at(h, 0))
+                } else {
+                    let f = self.find_among(h, first, 2 * k - 1);
+                    (f.is_some(), f == Some(0))
+                };
+                at += 1;
+                if !outcome(self.apply(h, exists, newest_run, clock, max_bytes)) {
+                    return;
+                }
             }
         }
     }
@@ -766,7 +786,20 @@ impl Sliding {
     ) -> Result<AddOutcome, ChainError> {
         let clock = self.clock_at(now);
         let found = self.find(h, self.first_live(clock));
-        if found == Some(0) && self.next_shift(clock).is_none() {
+        self.apply(h, found.is_some(), found == Some(0), clock, max_bytes)
+    }
+
+    /// The add of an item whose run was looked up: `exists` when it has one, `newest_run` when
+    /// one starts at the newest slice.
+    fn apply(
+        &mut self,
+        h: &ItemHash,
+        exists: bool,
+        newest_run: bool,
+        clock: u64,
+        max_bytes: u64,
+    ) -> Result<AddOutcome, ChainError> {
+        if newest_run && self.next_shift(clock).is_none() {
             // In the newest generation already: nothing to refresh.
             return Ok(AddOutcome::Present);
         }
@@ -781,13 +814,25 @@ impl Sliding {
         if self.kind == Kind::Count {
             self.clock = (self.clock + 1).min(MAX_CLOCK);
         }
-        Ok(match found {
-            Some(_) => AddOutcome::Present,
-            None => {
-                self.added = self.added.saturating_add(1);
-                AddOutcome::Added
-            }
+        Ok(if exists {
+            AddOutcome::Present
+        } else {
+            self.added = self.added.saturating_add(1);
+            AddOutcome::Added
         })
+    }
+
+    /// Whether the `k` slices from `age` on (counting from the newest) all hold the item.
+    fn run_at(&self, h: &ItemHash, age: usize) -> bool {
+        let n = self.slices.len();
+        let k = self.hashes as usize;
+        n >= age + k && (age..age + k).all(|a| self.slices[n - 1 - a].test(h))
+    }
+
+    /// [`Sliding::find`] among the `ages` newest of the slices from `first` on.
+    fn find_among(&self, h: &ItemHash, first: usize, ages: usize) -> Option<usize> {
+        let n = self.slices.len();
+        self.find(h, first.max(n.saturating_sub(ages)))
     }
 
     /// Why the newest generation must end before the next insert at `clock`, if it must.
@@ -1197,6 +1242,47 @@ mod tests {
         let mut answers = Vec::new();
         empty.contains_many([&b"a"[..], b"b"].into_iter(), 0, |b| answers.push(b));
         assert_eq!(answers, [false, false]);
+    }
+
+    #[test]
+    fn batch_adds_do_exactly_what_single_adds_do() {
+        // Small generations (many shifts inside a batch), duplicates inside and across
+        // batches, re-adds of older items, both kinds, a time window that grows.
+        let kinds = [
+            (Window::Count, Growth::Fixed, 300u64),
+            (Window::Time { seconds: 2 }, Growth::Scaling(2), 300),
+            (Window::Time { seconds: 60 }, Growth::Fixed, 5000),
+            (Window::Count, Growth::Fixed, 3),
+        ];
+        for (window, growth, capacity) in kinds {
+            let spec = FilterSpec {
+                error: 0.02,
+                capacity,
+                growth,
+                window,
+            };
+            let mut one = Sliding::new(&spec, 9, u64::MAX).unwrap();
+            let mut batch = one.clone();
+            let mut state = 1u64;
+            for round in 0..300u64 {
+                let now = 5_000_000 + round * 37;
+                let size = 1 + (round * 7919 % 97) as usize;
+                let items: Vec<Vec<u8>> = (0..size)
+                    .map(|_| {
+                        state = state.wrapping_mul(6364136223846793005).wrapping_add(1);
+                        item("b", (state >> 33) % 2000)
+                    })
+                    .collect();
+                let singles: Vec<_> = items.iter().map(|it| one.add(it, now, 4 << 20)).collect();
+                let mut batched = Vec::new();
+                batch.add_many(items.iter().map(Vec::as_slice), now, 4 << 20, |r| {
+                    batched.push(r);
+                    true
+                });
+                assert_eq!(batched, singles, "{window:?} round {round}");
+                assert_eq!(batch, one, "{window:?} round {round}");
+            }
+        }
     }
 
     #[test]
