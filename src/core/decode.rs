@@ -8,8 +8,6 @@
 
 use std::fmt;
 
-use std::collections::VecDeque;
-
 use super::chain::{Chain, MAX_LINKS};
 use super::link::{Layout, Link};
 use super::sizing::{Geometry, MAX_HASHES, MAX_LINK_BITS};
@@ -366,7 +364,7 @@ impl SlidingBuilder {
                 clock: h.clock,
                 added: h.added,
                 next_generation: h.next_generation,
-                slices: VecDeque::with_capacity(n as usize),
+                slices: Vec::with_capacity(n as usize),
             },
             declared: n as usize,
             bytes: 0,
@@ -384,7 +382,7 @@ impl SlidingBuilder {
             return Err(DecodeError::BitCount);
         }
         let newest = slices.len() + 1 == self.declared;
-        let in_order = slices.back().is_none_or(|s| s.generation < h.generation)
+        let in_order = slices.last().is_none_or(|s| s.generation < h.generation)
             && h.generation < self.filter.next_generation;
         if !in_order
             || (h.ended == OPEN) != newest
@@ -405,11 +403,11 @@ impl SlidingBuilder {
         slice.ended = h.ended;
         slice.count = h.count;
         slice.load = h.load;
-        self.filter.slices.push_back(slice);
+        self.filter.slices.push(slice);
         Ok(self
             .filter
             .slices
-            .back_mut()
+            .last_mut()
             .expect("just pushed")
             .bytes_mut())
     }

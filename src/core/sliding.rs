@@ -31,8 +31,6 @@
 //! half the fill per step) so the rate holds; the large slices age out with the burst. With
 //! `NONSCALING`, or past the memory limit, the add is refused and nothing changes.
 
-use std::collections::VecDeque;
-
 use super::chain::{AddOutcome, ChainError};
 use super::hash::{reduce, ItemHash};
 use super::hints;
@@ -114,6 +112,15 @@ fn exp_neg(x: f64) -> f64 {
         sum *= sum;
     }
     sum
+}
+
+/// The hash multiplier of slice number `generation`: odd, and far from those of its
+/// neighbours (SplitMix64's finaliser of the number).
+fn salt(generation: u64) -> u64 {
+    let mut x = generation.wrapping_add(0x9e37_79b9_7f4a_7c15);
+    x = (x ^ (x >> 30)).wrapping_mul(0xbf58_476d_1ce4_e5b9);
+    x = (x ^ (x >> 27)).wrapping_mul(0x94d0_49bb_1331_11eb);
+    (x ^ (x >> 31)) | 1
 }
 
 /// The fill (share of set bits) of a slice of `bits` bits after `load` items each set one bit.
@@ -253,6 +260,8 @@ pub struct Slice {
     pub capacity: u64,
     /// Its growth step (0 for a slice of the base size): a burst generation grows the next one.
     pub level: u32,
+    /// The odd multiplier of its hash function, from its number.
+    salt: u64,
     words: Box<[u64]>,
 }
 
@@ -269,6 +278,7 @@ impl Slice {
             load: 0,
             capacity,
             level,
+            salt: salt(generation),
             words: words.into_boxed_slice(),
         }
     }
@@ -300,17 +310,17 @@ impl Slice {
         (self.capacity / u64::from(hashes)).max(1)
     }
 
-    /// The item's bit in this slice: the double hash at this slice's number, mixed so that
-    /// the positions of two items in consecutive slices are not on one line (plain double
-    /// hashing would make an item that collides with another in one slice likely to collide
-    /// in the next).
+    /// The item's bit in this slice: multiply-shift hashing of the item's hash under this
+    /// slice's own odd multiplier (a universal family), so an item's positions in two slices
+    /// are unrelated (plain double hashing `h1 + i*h2` would put them on one line, and an item
+    /// that collides with another in one slice would likely collide in the next). One
+    /// multiplication and the range reduction: the scans of a lookup make many of these.
     #[inline(always)]
     fn position(&self, h: &ItemHash) -> u64 {
-        let mut x = h.h1.wrapping_add(self.generation.wrapping_mul(h.h2));
-        x ^= x >> 31;
-        x = x.wrapping_mul(0x9e37_79b9_7f4a_7c15);
-        x ^= x >> 29;
-        reduce(x, self.bit_count())
+        reduce(
+            (h.h1 ^ h.h2.rotate_left(32)).wrapping_mul(self.salt),
+            self.bit_count(),
+        )
     }
 
     #[inline(always)]
@@ -359,20 +369,25 @@ pub struct Sliding {
     pub(super) added: u64,
     pub(super) next_generation: u64,
     /// Oldest first.
-    pub(super) slices: VecDeque<Slice>,
+    pub(super) slices: Vec<Slice>,
 }
 
 /// Items a batch lookup scans at once (see [`Sliding::scan_many`]): enough misses in flight to
 /// cover DRAM's latency, few enough for the core's miss buffers.
 const SCANS: usize = 16;
 
+/// Below this many items, a command looks them up one by one ([`Sliding::exists`]).
+const FEW: usize = 4;
+
 /// Items a batch add looks up ahead of applying them (see [`Sliding::add_many`]): a shift in
 /// the middle makes the rest look up again, so a filter that shifts often (a tiny generation)
 /// repeats at most this much.
 const SPECULATE: usize = 32;
 
-/// One item's run scan as a state machine (the steps of [`Sliding::find`]): `age` is the next
-/// age to test; ages `start..known` are known to be set, `end` is the current run's end.
+/// One item's run scan as a state machine, for many items at once ([`Sliding::scan_many`]):
+/// it tests the far end of each candidate run first and skips past any unset bit; `age` is
+/// the next age to test, ages `start..known` are known to be set, `end` is the current run's
+/// end. It answers as [`Sliding::exists`] does.
 #[derive(Debug, Clone, Copy)]
 struct Scan {
     h: ItemHash,
@@ -483,7 +498,7 @@ impl Sliding {
             added: 0,
             next_generation: 0,
             // The steady state's k + l slices, without the doubling of a growing VecDeque.
-            slices: VecDeque::with_capacity(slices as usize),
+            slices: Vec::with_capacity(slices as usize),
         })
     }
 
@@ -545,7 +560,7 @@ impl Sliding {
     }
 
     /// Every slice held, oldest first, live or not.
-    pub fn slices(&self) -> &VecDeque<Slice> {
+    pub fn slices(&self) -> &[Slice] {
         &self.slices
     }
 
@@ -616,8 +631,7 @@ impl Sliding {
     /// Whether the item may have been added within the window, at server time `now`.
     pub fn contains(&self, item: &[u8], now: u64) -> bool {
         let clock = self.clock_at(now);
-        self.find(&self.hash(item), self.first_live(clock))
-            .is_some()
+        self.exists(&self.hash(item), self.first_live(clock))
     }
 
     #[inline]
@@ -625,35 +639,89 @@ impl Sliding {
         ItemHash::native(item, self.seed)
     }
 
-    /// Where the item's `k` consecutive set bits start, counting slices from the newest, among
-    /// the slices from `first` on; None when there are none. A scan that tests the far end of
-    /// each candidate run first and skips past any unset bit, so an absent item costs about
-    /// one probe per `k` slices.
+    /// Whether the item has `k` consecutive set bits among the slices from `first` on.
+    ///
+    /// Every run of `k` consecutive ages holds exactly one age `c` with `c % k == k - 1` (a
+    /// checkpoint). So the checkpoints' lines are loaded together first (a few misses in
+    /// parallel instead of a chain of them), and only around the set ones does the scan
+    /// extend, left and right, until it has `k` in a row or an unset bit.
     #[inline]
-    fn find(&self, h: &ItemHash, first: usize) -> Option<usize> {
+    fn exists(&self, h: &ItemHash, first: usize) -> bool {
         let live = self.slices.len() - first;
         let k = self.hashes as usize;
         if live < k {
-            return None;
+            return false;
         }
         let newest = self.slices.len() - 1;
-        let set = |age: usize| self.slices[newest - age].test(h);
-        // Ages start..known are known to be set.
-        let (mut start, mut known) = (0usize, 0usize);
-        'runs: while start + k <= live {
-            let end = start + k;
-            let mut age = end;
-            while age > known {
-                age -= 1;
-                if !set(age) {
-                    known = end;
-                    start = age + 1;
-                    continue 'runs;
+        let slice = |age: usize| &self.slices[newest - age];
+        let checkpoints = (k - 1..live).step_by(k);
+        checkpoints.clone().for_each(|c| slice(c).prefetch(h));
+        let mut candidates = [0usize; 32];
+        let mut found = 0;
+        for c in checkpoints {
+            if !slice(c).test(h) {
+                continue;
+            }
+            if found < candidates.len() {
+                candidates[found] = c;
+                found += 1;
+                continue;
+            }
+            // Past 32 set checkpoints (a grown filter), extend as they come.
+            if self.run_around(h, c, live) {
+                return true;
+            }
+        }
+        let candidates = &candidates[..found];
+        // The next ages out, loaded together too.
+        for &c in candidates {
+            slice(c.saturating_sub(1)).prefetch(h);
+            slice((c + 1).min(live - 1)).prefetch(h);
+        }
+        candidates.iter().any(|&c| self.run_around(h, c, live))
+    }
+
+    /// Whether the set bit at age `c` is part of `k` in a row (among ages below `live`). It
+    /// extends left and right in waves of 1, 2, 4... ages a side, each wave's lines loaded
+    /// together: a present item's `k` bits cost a few waits instead of `k`, and a false
+    /// candidate usually stops at the first wave.
+    #[inline]
+    fn run_around(&self, h: &ItemHash, c: usize, live: usize) -> bool {
+        let k = self.hashes as usize;
+        let newest = self.slices.len() - 1;
+        let slice = |age: usize| &self.slices[newest - age];
+        let lowest = c.saturating_sub(k - 1);
+        let (mut low, mut high) = (c, c);
+        let (mut left_open, mut right_open) = (true, true);
+        let mut width = 1;
+        while high - low + 1 < k && (left_open || right_open) {
+            let left_to = low.saturating_sub(width).max(lowest);
+            let right_to = (high + width).min(live - 1).min(low + k - 1);
+            if left_open {
+                (left_to..low).for_each(|age| slice(age).prefetch(h));
+            }
+            if right_open {
+                (high + 1..=right_to).for_each(|age| slice(age).prefetch(h));
+            }
+            while left_open && low > left_to {
+                if slice(low - 1).test(h) {
+                    low -= 1;
+                } else {
+                    left_open = false;
                 }
             }
-            return Some(start);
+            left_open &= low > lowest;
+            while right_open && high < right_to && high - low + 1 < k {
+                if slice(high + 1).test(h) {
+                    high += 1;
+                } else {
+                    right_open = false;
+                }
+            }
+            right_open &= high + 1 < live;
+            width *= 2;
         }
-        None
+        high - low + 1 >= k
     }
 
     /// Checks items in order at server time `now`, passing each answer to `answer`: exactly
@@ -665,10 +733,12 @@ impl Sliding {
         mut answer: impl FnMut(bool),
     ) {
         let hashes: Vec<ItemHash> = items.map(|item| self.hash(item)).collect();
+        let first = self.first_live(self.clock_at(now));
+        if hashes.len() < FEW {
+            return hashes.iter().for_each(|h| answer(self.exists(h, first)));
+        }
         let mut found = vec![false; hashes.len()];
-        self.scan_many(&hashes, self.first_live(self.clock_at(now)), |i, f| {
-            found[i] = f
-        });
+        self.scan_many(&hashes, first, |i, f| found[i] = f);
         found.into_iter().for_each(&mut answer);
     }
 
@@ -728,6 +798,14 @@ impl Sliding {
         mut outcome: impl FnMut(Result<AddOutcome, ChainError>) -> bool,
     ) {
         let hashes: Vec<ItemHash> = items.map(|item| self.hash(item)).collect();
+        if hashes.len() < FEW {
+            for h in &hashes {
+                if !outcome(self.add_hashed(h, now, max_bytes)) {
+                    return;
+                }
+            }
+            return;
+        }
         let k = self.hashes as usize;
         let mut at = 0;
         while at < hashes.len() {
@@ -743,7 +821,7 @@ impl Sliding {
                 // re-check of an item not found).
                 if let Some(later) = chunk.get(j + 8) {
                     let n = self.slices.len();
-                    for slice in self.slices.range(n.saturating_sub(2 * k - 1)..) {
+                    for slice in self.slices[n.saturating_sub(2 * k - 1)..].iter() {
                         slice.prefetch(later);
                     }
                 }
@@ -756,12 +834,10 @@ impl Sliding {
                 // Since the look-up only the newest k slices took bits. A run found then is
                 // still there; a run not found then can only have appeared among the runs
                 // that reach into those k slices: those starting at ages 0..k-1.
-                let (exists, newest_run) = if found[j] {
-                    (true, self.run_at(h, 0))
-                } else {
-                    let f = self.find_among(h, first, 2 * k - 1);
-                    (f.is_some(), f == Some(0))
-                };
+                let newest_run = self.run_at(h, 0);
+                let exists = found[j]
+                    || newest_run
+                    || self.exists(h, first.max(self.slices.len().saturating_sub(2 * k - 1)));
                 at += 1;
                 if !outcome(self.apply(h, exists, newest_run, clock, max_bytes)) {
                     return;
@@ -785,8 +861,14 @@ impl Sliding {
         max_bytes: u64,
     ) -> Result<AddOutcome, ChainError> {
         let clock = self.clock_at(now);
-        let found = self.find(h, self.first_live(clock));
-        self.apply(h, found.is_some(), found == Some(0), clock, max_bytes)
+        // The newest k lines: the insert writes them, and the newest run is tested in them.
+        let n = self.slices.len();
+        let k = self.hashes as usize;
+        self.slices[n.saturating_sub(k)..]
+            .iter()
+            .for_each(|slice| slice.prefetch(h));
+        let exists = self.exists(h, self.first_live(clock));
+        self.apply(h, exists, exists && self.run_at(h, 0), clock, max_bytes)
     }
 
     /// The add of an item whose run was looked up: `exists` when it has one, `newest_run` when
@@ -806,7 +888,7 @@ impl Sliding {
         self.make_room(clock, max_bytes)?;
         let k = self.hashes as usize;
         let n = self.slices.len();
-        for slice in self.slices.range_mut(n - k..) {
+        for slice in self.slices[n - k..].iter_mut() {
             slice.set(h);
             slice.load += 1;
         }
@@ -829,23 +911,16 @@ impl Sliding {
         n >= age + k && (age..age + k).all(|a| self.slices[n - 1 - a].test(h))
     }
 
-    /// [`Sliding::find`] among the `ages` newest of the slices from `first` on.
-    fn find_among(&self, h: &ItemHash, first: usize, ages: usize) -> Option<usize> {
-        let n = self.slices.len();
-        self.find(h, first.max(n.saturating_sub(ages)))
-    }
-
     /// Why the newest generation must end before the next insert at `clock`, if it must.
     fn next_shift(&self, clock: u64) -> Option<Shift> {
-        let newest = self.slices.back()?;
+        let newest = self.slices.last()?;
         let k = self.hashes as usize;
         if self.kind == Kind::Time && newest.started.saturating_add(self.span) <= clock {
             Some(Shift::Time)
         } else if newest.count >= newest.generation_items(self.hashes) {
             Some(Shift::Burst)
-        } else if self
-            .slices
-            .range(self.slices.len().saturating_sub(k)..)
+        } else if self.slices[self.slices.len().saturating_sub(k)..]
+            .iter()
             .any(|s| s.load >= s.capacity)
         {
             Some(Shift::Load)
@@ -867,14 +942,12 @@ impl Sliding {
         let result = self.make_room_logged(clock, max_bytes, &mut undo);
         if result.is_err() {
             for _ in 0..undo.pushed {
-                self.slices.pop_back();
+                self.slices.pop();
             }
-            if let Some(newest) = self.slices.back_mut() {
+            if let Some(newest) = self.slices.last_mut() {
                 newest.ended = OPEN;
             }
-            for slice in undo.dropped.into_iter().rev() {
-                self.slices.push_front(slice);
-            }
+            self.slices.splice(0..0, undo.dropped);
             self.clock = undo.clock;
             self.next_generation = undo.next_generation;
         }
@@ -903,7 +976,7 @@ impl Sliding {
                 });
             }
             for _ in 0..self.hashes {
-                if let Some(newest) = self.slices.back_mut() {
+                if let Some(newest) = self.slices.last_mut() {
                     newest.ended = clock;
                 }
                 self.push(clock, self.base_bits, self.base_capacity, 0, undo);
@@ -924,7 +997,7 @@ impl Sliding {
     fn push(&mut self, started: u64, bits: u64, capacity: u64, level: u32, undo: &mut Undo) {
         let slice = Slice::new(self.next_generation, started, bits, capacity, level);
         self.next_generation += 1;
-        self.slices.push_back(slice);
+        self.slices.push(slice);
         undo.pushed += 1;
     }
 
@@ -940,7 +1013,7 @@ impl Sliding {
         max_bytes: u64,
         undo: &mut Undo,
     ) -> Result<(), ChainError> {
-        let newest = self.slices.back().expect("shift needs a newest slice");
+        let newest = self.slices.last().expect("shift needs a newest slice");
         let newest_level = newest.level;
         let (level, fixed) = match (self.kind, self.growth) {
             (Kind::Count, _) => (0, true),
@@ -957,7 +1030,7 @@ impl Sliding {
             Shift::Burst | Shift::Load => clock,
         };
         self.drop_expired(undo);
-        self.slices.back_mut().expect("checked above").ended = ended;
+        self.slices.last_mut().expect("checked above").ended = ended;
         if cause == Shift::Time {
             // After an idle spell, the generations that passed without adds get their empty
             // slices (up to k): the next items' runs then start in fresh slices instead of
@@ -967,7 +1040,7 @@ impl Sliding {
                 self.check_room(fixed, self.base_bits, max_bytes)?;
                 let started = newest_started + i * self.span;
                 self.push(started, self.base_bits, self.base_capacity, level, undo);
-                self.slices.back_mut().expect("just pushed").ended = started + self.span;
+                self.slices.last_mut().expect("just pushed").ended = started + self.span;
             }
         }
         let (bits, capacity) = if fixed {
