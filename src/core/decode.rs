@@ -294,6 +294,35 @@ impl SliceHeader {
     pub fn bytes(&self) -> u64 {
         self.bits / 8
     }
+
+    /// Its fields in the order every format stores them.
+    pub fn fields(&self) -> [u64; 8] {
+        [
+            self.generation,
+            self.started,
+            self.ended,
+            self.count,
+            self.load,
+            self.capacity,
+            self.level,
+            self.bits,
+        ]
+    }
+
+    /// A slice header from its fields, in [`SliceHeader::fields`]'s order.
+    pub fn from_fields(f: [u64; 8]) -> Self {
+        let [generation, started, ended, count, load, capacity, level, bits] = f;
+        SliceHeader {
+            generation,
+            started,
+            ended,
+            count,
+            load,
+            capacity,
+            level,
+            bits,
+        }
+    }
 }
 
 /// Builds a decoded window filter slice by slice, checking each before allocating it.

@@ -110,17 +110,7 @@ fn encode_sliding(f: &Sliding, w: &mut impl FieldWriter) {
         w.unsigned(v);
     }
     for slice in f.slices() {
-        let s = SliceHeader::of(slice);
-        for v in [
-            s.generation,
-            s.started,
-            s.ended,
-            s.count,
-            s.load,
-            s.capacity,
-            s.level,
-            s.bits,
-        ] {
+        for v in SliceHeader::of(slice).fields() {
             w.unsigned(v);
         }
         for piece in slice.bytes().chunks(CHUNK_BYTES) {
@@ -164,16 +154,11 @@ fn decode_sliding(r: &mut impl FieldReader, added: u64) -> Result<Sliding, Decod
     };
     let mut builder = SlidingBuilder::new(header)?;
     for _ in 0..header.slices {
-        let slice = SliceHeader {
-            generation: r.unsigned()?,
-            started: r.unsigned()?,
-            ended: r.unsigned()?,
-            count: r.unsigned()?,
-            load: r.unsigned()?,
-            capacity: r.unsigned()?,
-            level: r.unsigned()?,
-            bits: r.unsigned()?,
-        };
+        let mut fields = [0u64; 8];
+        for field in &mut fields {
+            *field = r.unsigned()?;
+        }
+        let slice = SliceHeader::from_fields(fields);
         read_pieces(r, builder.slice(slice)?)?;
     }
     builder.finish()

@@ -162,17 +162,7 @@ fn window_header(f: &Sliding) -> Vec<u8> {
         out.extend_from_slice(&v.to_le_bytes());
     }
     for slice in f.slices() {
-        let s = SliceHeader::of(slice);
-        for v in [
-            s.generation,
-            s.started,
-            s.ended,
-            s.count,
-            s.load,
-            s.capacity,
-            s.level,
-            s.bits,
-        ] {
+        for v in SliceHeader::of(slice).fields() {
             out.extend_from_slice(&v.to_le_bytes());
         }
     }
@@ -294,16 +284,7 @@ fn sliding_from_header(
         slices: u64::from(nslices),
     };
     let slices: Vec<SliceHeader> = (0..n)
-        .map(|_| SliceHeader {
-            generation: f.u64(),
-            started: f.u64(),
-            ended: f.u64(),
-            count: f.u64(),
-            load: f.u64(),
-            capacity: f.u64(),
-            level: f.u64(),
-            bits: f.u64(),
-        })
+        .map(|_| SliceHeader::from_fields(std::array::from_fn(|_| f.u64())))
         .collect();
     let needed = slices
         .iter()
