@@ -213,9 +213,11 @@ fn window_options_and_their_errors() {
         panic!()
     };
     assert!((1..=15).contains(&slack), "{slack}");
+    // BF.INSERT's SLIDING made a count window of its CAPACITY.
+    assert_eq!(window_field(&mut c, "i", "Window"), int(50));
     assert_eq!(
-        run(&mut c, &["BF.INFO", "i", "WINDOW"]),
-        run(&mut c, &["BF.INFO", "i", "WINDOW"])
+        window_field(&mut c, "i", "Unit"),
+        Reply::Status("items".into())
     );
     madd(&mut c, "plain", &items("p", 3));
     assert_eq!(

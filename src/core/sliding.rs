@@ -16,14 +16,19 @@
 //!   after `window / l`, or earlier when it has taken its share of items (a burst).
 //!
 //! Slice `j` is kept while the generation of slice `j + k - 1` (whose items have their oldest
-//! bit in `j`) ended less than one window ago. So an item is never forgotten inside the window,
-//! and is forgotten at most one generation after it left it: the **slack**, `window / l`.
+//! bit in `j`) ended less than one window ago. So an item is never forgotten inside the window;
+//! past it, it fades over `k` generations (its oldest slices go one by one), after which it
+//! reads present no more often than a never-added item: the **slack**, `k` generations.
 //!
 //! Sizing ([`Design`]): `k`, `l` and the load per bit are searched so that the false-positive
 //! rate, computed exactly over the slices' fills (the "k consecutive set" recurrence of the
 //! paper, [`window_fpr`]), stays under [`HEADROOM`] × the request at the worst moment (just
-//! before a shift), with the fewest bits per window item and `l >= 4` (slack at most a quarter
+//! before a shift), with the fewest bits per window item and `l >= 4k` (slack at most a quarter
 //! window). 1%: k 11, l 64, 19.9 bits per item; 0.1%: k 13, l 64, 26.5.
+//!
+//! Lookups: a single item tests the checkpoints (one age in every `k`, which every run holds)
+//! together, then extends around the set ones ([`Sliding::exists`]); a batch scans many items
+//! round-robin, each probe prefetched a turn ahead ([`Sliding::scan_many`]).
 //!
 //! A time window that takes more than `capacity` items within a window ends generations early;
 //! each shift re-checks the computed rate over the live slices and, when it would pass the
@@ -508,10 +513,6 @@ impl Sliding {
 
     pub fn seed(&self) -> u64 {
         self.seed
-    }
-
-    pub fn error(&self) -> f64 {
-        self.error
     }
 
     /// Items a window holds.
