@@ -46,3 +46,16 @@ pub fn advise_huge_pages(words: &mut [u64]) {
         }
     }
 }
+
+/// [`prefetch`] for the cache line holding `byte`.
+#[inline(always)]
+pub fn prefetch_byte(byte: &u8) {
+    #[cfg(target_arch = "x86_64")]
+    // SAFETY: as in `prefetch`: a hint that cannot fault, from a live reference.
+    unsafe {
+        use std::arch::x86_64::{_mm_prefetch, _MM_HINT_T0};
+        _mm_prefetch::<_MM_HINT_T0>((byte as *const u8).cast());
+    }
+    #[cfg(not(target_arch = "x86_64"))]
+    let _ = byte;
+}

@@ -6,11 +6,13 @@
 //! - [`sizing`], [`hash`], [`link`], [`chain`]: RedisBloom's scaling filter.
 //! - [`sliding`]: window filters, which forget (`SLIDING`, `WINDOW`).
 //! - [`filter`]: the value of a key, either kind ([`Filter`]).
+//! - [`cuckoo`]: cuckoo filters (`CF.*`), which delete: RedisBloom's layout and algorithms.
 //! - [`decode`]: the one decoder skeleton every serialised form builds through.
 //! - [`rdb`]: rsbloom's RDB format; [`redisbloom_rdb`]: RedisBloom's RDB encodings (migration);
 //!   [`scandump`]: the BF.SCANDUMP / BF.LOADCHUNK stream (also the AOF rewrite).
 
 pub mod chain;
+pub mod cuckoo;
 pub mod decode;
 pub mod filter;
 pub mod hash;
@@ -30,4 +32,5 @@ pub use filter::Filter;
 pub use hash::FIXED_SEED;
 pub use link::{Layout, Link};
 pub use sliding::Sliding;
-pub use spec::{FilterSpec, Growth, Window};
+pub use cuckoo::{Cuckoo, CuckooError, CuckooHash};
+pub use spec::{CuckooSpec, FilterSpec, Growth, Window};

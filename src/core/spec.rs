@@ -78,6 +78,58 @@ impl FilterSpec {
     }
 }
 
+/// A cuckoo filter to create (CF.RESERVE's arguments, or an implicit creation's defaults),
+/// before its seed is chosen.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct CuckooSpec {
+    /// Items asked for; at least `2 × bucket_size`.
+    pub capacity: u64,
+    /// Slots per bucket, 1 to 255.
+    pub bucket_size: u8,
+    /// Kicks tried before growing, 1 to 65535.
+    pub max_iterations: u16,
+    /// Growth factor of each new sub-filter's buckets: 0 (never grows) or a power of two up
+    /// to 32768, as RedisBloom stores it.
+    pub expansion: u16,
+}
+
+impl CuckooSpec {
+    /// RedisBloom's capacity for a filter an add creates (fixed: INITIAL_SIZE does not apply).
+    pub const DEFAULT_CAPACITY: u64 = 1024;
+    pub const DEFAULT_BUCKET_SIZE: u8 = 2;
+    pub const DEFAULT_MAX_ITERATIONS: u16 = 20;
+    pub const DEFAULT_EXPANSION: u16 = 1;
+
+    /// The filter an add to a missing key creates: RedisBloom's defaults, with `capacity`
+    /// from CF.INSERT's CAPACITY.
+    pub fn implicit(capacity: u64) -> Self {
+        CuckooSpec {
+            capacity,
+            bucket_size: Self::DEFAULT_BUCKET_SIZE,
+            max_iterations: Self::DEFAULT_MAX_ITERATIONS,
+            expansion: Self::DEFAULT_EXPANSION,
+        }
+    }
+
+    /// Buckets of the first sub-filter: `capacity / bucket_size` rounded up to a power of two.
+    /// May be 2^64 or more in truth: then `u64::MAX`, which every bound refuses.
+    pub fn buckets(&self) -> u64 {
+        (self.capacity / u64::from(self.bucket_size).max(1))
+            .max(1)
+            .checked_next_power_of_two()
+            .unwrap_or(u64::MAX)
+    }
+
+    /// The expansion RedisBloom stores for a requested one: the next power of two (0 stays 0).
+    pub fn stored_expansion(requested: u16) -> u16 {
+        if requested == 0 {
+            0
+        } else {
+            requested.next_power_of_two()
+        }
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -88,5 +140,30 @@ mod tests {
         assert_eq!(Growth::from_expansion(4), Growth::Scaling(4));
         assert_eq!(Growth::Fixed.stored_expansion(), 2);
         assert_eq!(Growth::Scaling(7).stored_expansion(), 7);
+    }
+
+    #[test]
+    fn cuckoo_buckets_and_expansion_round_as_redisbloom_does() {
+        let buckets = |capacity, bucket_size| {
+            CuckooSpec {
+                capacity,
+                bucket_size,
+                ..CuckooSpec::implicit(0)
+            }
+            .buckets()
+        };
+        assert_eq!(buckets(1000, 2), 512);
+        assert_eq!(buckets(4, 2), 2);
+        assert_eq!(buckets(5, 2), 2);
+        assert_eq!(buckets(7, 2), 4);
+        assert_eq!(buckets(100000, 2), 65536);
+        assert_eq!(buckets(510, 255), 2);
+        assert_eq!(buckets(u64::MAX, 1), u64::MAX);
+        assert_eq!(buckets(1 << 57, 2), 1 << 56);
+        let stored: Vec<u16> = [0, 1, 3, 5, 32767, 32768]
+            .into_iter()
+            .map(CuckooSpec::stored_expansion)
+            .collect();
+        assert_eq!(stored, [0, 1, 4, 8, 32768, 32768]);
     }
 }

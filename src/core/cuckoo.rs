@@ -1,0 +1,659 @@
+//! Cuckoo filters (the `CF.*` commands): membership with deletion, laid out and hashed exactly as
+//! RedisBloom 2.8.2 does, so that its RDB, DUMP and SCANDUMP data load here and answer the same.
+//!
+//! A filter is a chain of 1 to [`MAX_FILTERS`] *sub-filters*. Sub-filter `k` holds
+//! `buckets × expansion^k` buckets of `bucket_size` one-byte slots; a slot holds a fingerprint
+//! 1..=255, or 0 when empty. An item is hashed once to a 64-bit `h`: its fingerprint is
+//! `h mod 255 + 1`, and in a sub-filter of `n` buckets (a power of two) its candidate buckets are
+//! `h mod n` and `alt = (b XOR fp × 0x5bd1e995) mod n`, which maps each to the other.
+//!
+//! - Insert: the first empty slot of either candidate bucket, newest sub-filter first; else
+//!   *kick* fingerprints to their alternate buckets in the newest sub-filter, at most
+//!   `max_iterations` times, undoing every move if that fails; else grow a sub-filter.
+//! - Delete: the first copy of the fingerprint, newest sub-filter first; once deletes pass a
+//!   tenth of the items, fingerprints move down into older sub-filters (compaction) and an
+//!   emptied newest sub-filter is dropped.
+//!
+//! The hash is RedisBloom's MurmurHash64A under seed 0 for filters that came from RedisBloom
+//! (and `SEED 0`), and xxh3 under a random per-filter seed for every filter rsbloom creates:
+//! with a public hash anyone can craft `2 × bucket_size + 1` items sharing both buckets and the
+//! fingerprint, which forces growth, and whose deletion removes another user's item.
+
+use xxhash_rust::xxh3::xxh3_64_with_seed;
+
+use super::hash::murmur64a;
+use super::hints::prefetch_byte;
+use super::spec::CuckooSpec;
+
+/// The most sub-filters a filter holds (RedisBloom's count is 16 bits, and wraps past this).
+pub const MAX_FILTERS: usize = 65535;
+
+/// Bucket counts must stay below this (RedisBloom's "Insufficient memory" bound).
+pub const MAX_BUCKETS: u64 = 1 << 56;
+
+/// The largest stored expansion (CF.RESERVE's 32768).
+pub const MAX_EXPANSION: u16 = 32768;
+
+/// The multiplier RedisBloom mixes a fingerprint with to find the alternate bucket.
+const ALT_MULTIPLIER: u64 = 0x5bd1_e995;
+
+/// RedisBloom's struct sizes, which `CF.INFO Size` and MEMORY USAGE report: the filter header,
+/// and one per sub-filter. rsbloom's header (48 bytes with the seed) takes the same memory as
+/// RedisBloom's 40-byte one once the allocator rounds it to its 48-byte class, so the figures
+/// describe rsbloom's footprint as well as they describe RedisBloom's.
+const REPORTED_HEADER_BYTES: u64 = 40;
+const REPORTED_FILTER_BYTES: u64 = 16;
+
+/// Why an item could not be inserted.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum CuckooError {
+    /// Expansion 0, and kicking failed (RedisBloom's `Filter is full`).
+    Full,
+    /// Growing would pass the per-command sub-filter limit (CF_MAX_EXPANSIONS).
+    MaxFilters,
+    /// The filter would take more than the per-filter memory limit.
+    TooLarge { needed: u64, limit: u64 },
+    /// A sub-filter of 2^56 buckets or more, or more than [`MAX_FILTERS`] sub-filters
+    /// (RedisBloom's `Insufficient memory`).
+    Insufficient,
+}
+
+/// An item's hash: its fingerprint and the 64-bit value its buckets come from.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct CuckooHash {
+    pub h: u64,
+    pub fp: u8,
+}
+
+impl CuckooHash {
+    /// The hash of `item` under `seed` (0: RedisBloom's MurmurHash64A with seed 0).
+    #[inline]
+    pub fn new(item: &[u8], seed: u64) -> Self {
+        let h = if seed == 0 {
+            murmur64a(item, 0)
+        } else {
+            xxh3_64_with_seed(item, seed)
+        };
+        CuckooHash {
+            h,
+            fp: (h % 255 + 1) as u8,
+        }
+    }
+
+    /// The first candidate bucket in a sub-filter of `n` buckets (a power of two).
+    #[inline(always)]
+    fn first(&self, n: u64) -> u64 {
+        self.h & (n - 1)
+    }
+}
+
+/// The other candidate bucket of fingerprint `fp` in bucket `b` of `n` buckets.
+#[inline(always)]
+fn alt(b: u64, fp: u8, n: u64) -> u64 {
+    (b ^ u64::from(fp).wrapping_mul(ALT_MULTIPLIER)) & (n - 1)
+}
+
+/// The byte offset of bucket `b`: RedisBloom computes it in 32 bits, so in a sub-filter of 4 GiB
+/// or more it wraps, and data RedisBloom wrote there is found only by wrapping the same way.
+#[inline(always)]
+fn offset(b: u64, bucket_size: u8) -> usize {
+    (b.wrapping_mul(u64::from(bucket_size)) as u32) as usize
+}
+
+/// Compaction after a delete stops at the first sub-filter it cannot empty; CF.COMPACT goes on.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+enum Compaction {
+    Stop,
+    Continue,
+}
+
+/// A cuckoo filter.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Cuckoo {
+    /// The slot arrays, oldest first; sub-filter `k` has `len / bucket_size` buckets.
+    filters: Vec<Box<[u8]>>,
+    /// Inserts minus deletes; wraps below 0 as RedisBloom's does (a loaded filter can say 0).
+    items: u64,
+    /// Deletes since the last compaction.
+    deletes: u64,
+    seed: u64,
+    bucket_size: u8,
+    max_iterations: u16,
+    /// 0 (never grows) or a power of two.
+    expansion: u16,
+}
+
+impl Cuckoo {
+    /// A new empty filter for `spec`, hashed under `seed`, within `max_bytes`.
+    pub fn new(spec: &CuckooSpec, seed: u64, max_bytes: u64) -> Result<Self, CuckooError> {
+        let buckets = spec.buckets();
+        if buckets >= MAX_BUCKETS {
+            return Err(CuckooError::Insufficient);
+        }
+        let bytes = buckets * u64::from(spec.bucket_size);
+        if bytes > max_bytes {
+            return Err(CuckooError::TooLarge {
+                needed: bytes,
+                limit: max_bytes,
+            });
+        }
+        Ok(Cuckoo {
+            filters: vec![zeroed(bytes)],
+            items: 0,
+            deletes: 0,
+            seed,
+            bucket_size: spec.bucket_size,
+            max_iterations: spec.max_iterations,
+            expansion: spec.expansion,
+        })
+    }
+
+    /// A filter of the given shape with zeroed sub-filters, from a validated header
+    /// ([`super::decode::CuckooHeader::build`] is the only caller).
+    pub(super) fn from_parts(
+        filter_buckets: &[u64],
+        bucket_size: u8,
+        max_iterations: u16,
+        expansion: u16,
+        items: u64,
+        deletes: u64,
+        seed: u64,
+    ) -> Self {
+        Cuckoo {
+            filters: filter_buckets
+                .iter()
+                .map(|&n| zeroed(n * u64::from(bucket_size)))
+                .collect(),
+            items,
+            deletes,
+            seed,
+            bucket_size,
+            max_iterations,
+            expansion,
+        }
+    }
+
+    pub fn seed(&self) -> u64 {
+        self.seed
+    }
+    pub fn bucket_size(&self) -> u8 {
+        self.bucket_size
+    }
+    pub fn max_iterations(&self) -> u16 {
+        self.max_iterations
+    }
+    pub fn expansion(&self) -> u16 {
+        self.expansion
+    }
+    /// Inserts minus deletes, as RedisBloom keeps it (it wraps below zero).
+    pub fn items(&self) -> u64 {
+        self.items
+    }
+    pub fn deletes(&self) -> u64 {
+        self.deletes
+    }
+    /// Buckets of the first sub-filter (CF.INFO's `Number of buckets`).
+    pub fn buckets(&self) -> u64 {
+        self.filter_buckets(0)
+    }
+    /// Buckets of sub-filter `k`.
+    pub fn filter_buckets(&self, k: usize) -> u64 {
+        (self.filters[k].len() / usize::from(self.bucket_size)) as u64
+    }
+    pub fn filter_count(&self) -> usize {
+        self.filters.len()
+    }
+    /// The slot arrays, oldest first (what SCANDUMP streams and the RDB stores).
+    pub fn slot_arrays(&self) -> impl Iterator<Item = &[u8]> {
+        self.filters.iter().map(|f| &f[..])
+    }
+    /// The slot arrays, for a loader to fill.
+    pub fn slot_arrays_mut(&mut self) -> impl Iterator<Item = &mut [u8]> {
+        self.filters.iter_mut().map(|f| &mut f[..])
+    }
+    /// Bytes of slots in every sub-filter.
+    pub fn slot_bytes(&self) -> u64 {
+        self.filters.iter().map(|f| f.len() as u64).sum()
+    }
+    /// RedisBloom's `Size` (CF.INFO, MEMORY USAGE): header, per-sub-filter records, slots.
+    pub fn memory_usage(&self) -> u64 {
+        REPORTED_HEADER_BYTES
+            + REPORTED_FILTER_BYTES * self.filters.len() as u64
+            + self.slot_bytes()
+    }
+
+    /// The hash of `item` in this filter.
+    #[inline]
+    pub fn hash(&self, item: &[u8]) -> CuckooHash {
+        CuckooHash::new(item, self.seed)
+    }
+
+    #[inline(always)]
+    fn bucket(&self, k: usize, b: u64) -> &[u8] {
+        let at = offset(b, self.bucket_size);
+        &self.filters[k][at..at + usize::from(self.bucket_size)]
+    }
+
+    #[inline(always)]
+    fn bucket_mut(&mut self, k: usize, b: u64) -> &mut [u8] {
+        let at = offset(b, self.bucket_size);
+        let size = usize::from(self.bucket_size);
+        &mut self.filters[k][at..at + size]
+    }
+
+    /// Both candidate buckets of `hash` in sub-filter `k`.
+    #[inline(always)]
+    fn candidates(&self, k: usize, hash: CuckooHash) -> (u64, u64) {
+        let n = self.filter_buckets(k);
+        let b1 = hash.first(n);
+        (b1, alt(b1, hash.fp, n))
+    }
+
+    /// Whether the item may be in the filter (any copy in any sub-filter).
+    pub fn contains(&self, hash: CuckooHash) -> bool {
+        (0..self.filters.len()).any(|k| {
+            let (b1, b2) = self.candidates(k, hash);
+            self.bucket(k, b1).contains(&hash.fp) || self.bucket(k, b2).contains(&hash.fp)
+        })
+    }
+
+    /// Checks many hashes, passing each answer on in order. Prefetches the candidate buckets of
+    /// a block of items before reading any, so that a large filter's cache misses overlap
+    /// instead of following one another.
+    pub fn contains_many(&self, hashes: &[CuckooHash], mut answer: impl FnMut(bool)) {
+        const BLOCK: usize = 16;
+        for block in hashes.chunks(BLOCK) {
+            if block.len() > 1 {
+                for &hash in block {
+                    self.prefetch(hash);
+                }
+            }
+            for &hash in block {
+                answer(self.contains(hash));
+            }
+        }
+    }
+
+    /// Starts loading every candidate bucket of `hash` into the cache.
+    #[inline]
+    pub fn prefetch(&self, hash: CuckooHash) {
+        for k in 0..self.filters.len() {
+            let (b1, b2) = self.candidates(k, hash);
+            prefetch_byte(&self.filters[k][offset(b1, self.bucket_size)]);
+            prefetch_byte(&self.filters[k][offset(b2, self.bucket_size)]);
+        }
+    }
+
+    /// CF.COUNT: the copies of the fingerprint in both candidate buckets of every sub-filter
+    /// (RedisBloom counts a bucket twice when both candidates are the same one).
+    pub fn count(&self, hash: CuckooHash) -> u64 {
+        (0..self.filters.len())
+            .map(|k| {
+                let (b1, b2) = self.candidates(k, hash);
+                let in_bucket =
+                    |b| self.bucket(k, b).iter().filter(|&&s| s == hash.fp).count() as u64;
+                in_bucket(b1) + in_bucket(b2)
+            })
+            .sum()
+    }
+
+    /// Inserts one copy. `max_filters` is the sub-filter count growth may not reach past
+    /// (CF_MAX_EXPANSIONS), `max_bytes` the per-filter memory limit. A refusal changes nothing.
+    /// Returns the bytes of a sub-filter grown for it (0 if none).
+    pub fn insert(
+        &mut self,
+        hash: CuckooHash,
+        max_filters: usize,
+        max_bytes: u64,
+    ) -> Result<u64, CuckooError> {
+        if self.place(hash) || self.kick(hash) {
+            self.items = self.items.wrapping_add(1);
+            return Ok(0);
+        }
+        let grown = self.grow(max_filters, max_bytes)?;
+        // An empty sub-filter always has room in the first candidate bucket.
+        let placed = self.place(hash);
+        debug_assert!(placed);
+        self.items = self.items.wrapping_add(1);
+        Ok(grown)
+    }
+
+    /// The first empty slot of either candidate bucket, newest sub-filter first.
+    fn place(&mut self, hash: CuckooHash) -> bool {
+        for k in (0..self.filters.len()).rev() {
+            let (b1, b2) = self.candidates(k, hash);
+            for b in [b1, b2] {
+                if let Some(slot) = self.bucket_mut(k, b).iter_mut().find(|s| **s == 0) {
+                    *slot = hash.fp;
+                    return true;
+                }
+            }
+        }
+        false
+    }
+
+    /// Makes room in the newest sub-filter by moving fingerprints to their alternate buckets,
+    /// RedisBloom's way (the victim slot advances each round); undoes every move on failure.
+    fn kick(&mut self, hash: CuckooHash) -> bool {
+        let k = self.filters.len() - 1;
+        let n = self.filter_buckets(k);
+        let size = usize::from(self.bucket_size);
+        let mut carried = hash.fp;
+        let mut victim = 0usize;
+        let mut b = hash.first(n);
+        for _ in 0..self.max_iterations {
+            std::mem::swap(&mut carried, &mut self.bucket_mut(k, b)[victim]);
+            b = alt(b, carried, n);
+            if let Some(slot) = self.bucket_mut(k, b).iter_mut().find(|s| **s == 0) {
+                *slot = carried;
+                return true;
+            }
+            victim = (victim + 1) % size;
+        }
+        for _ in 0..self.max_iterations {
+            victim = (victim + size - 1) % size;
+            b = alt(b, carried, n);
+            std::mem::swap(&mut carried, &mut self.bucket_mut(k, b)[victim]);
+        }
+        false
+    }
+
+    /// Appends sub-filter `k` of `buckets × expansion^k` buckets. Returns its bytes.
+    fn grow(&mut self, max_filters: usize, max_bytes: u64) -> Result<u64, CuckooError> {
+        if self.expansion == 0 {
+            return Err(CuckooError::Full);
+        }
+        let k = self.filters.len();
+        if k >= MAX_FILTERS {
+            return Err(CuckooError::Insufficient);
+        }
+        if k >= max_filters {
+            return Err(CuckooError::MaxFilters);
+        }
+        let buckets = u32::try_from(k)
+            .ok()
+            .and_then(|k| u64::from(self.expansion).checked_pow(k))
+            .and_then(|factor| factor.checked_mul(self.buckets()))
+            .filter(|&n| n < MAX_BUCKETS)
+            .ok_or(CuckooError::Insufficient)?;
+        let bytes = buckets * u64::from(self.bucket_size);
+        let needed = self.slot_bytes().saturating_add(bytes);
+        if needed > max_bytes {
+            return Err(CuckooError::TooLarge {
+                needed,
+                limit: max_bytes,
+            });
+        }
+        self.filters.push(zeroed(bytes));
+        Ok(bytes)
+    }
+
+    /// Deletes one copy: the first slot holding the fingerprint, newest sub-filter first, in
+    /// the first then the second candidate bucket. Returns whether one was found, and the
+    /// bytes of sub-filters the compaction it may trigger dropped.
+    pub fn delete(&mut self, hash: CuckooHash) -> (bool, u64) {
+        let found = (0..self.filters.len()).rev().any(|k| {
+            let (b1, b2) = self.candidates(k, hash);
+            [b1, b2].into_iter().any(|b| {
+                match self.bucket_mut(k, b).iter_mut().find(|s| **s == hash.fp) {
+                    Some(slot) => {
+                        *slot = 0;
+                        true
+                    }
+                    None => false,
+                }
+            })
+        });
+        if !found {
+            return (false, 0);
+        }
+        self.items = self.items.wrapping_sub(1);
+        self.deletes += 1;
+        let mut freed = 0;
+        // RedisBloom compares in doubles: deletes > 0.1 × items.
+        if self.filters.len() > 1 && self.deletes as f64 > self.items as f64 * 0.1 {
+            freed = self.compact_with(Compaction::Stop);
+        }
+        (true, freed)
+    }
+
+    /// CF.COMPACT. Returns the bytes of the sub-filters it dropped.
+    pub fn compact(&mut self) -> u64 {
+        self.compact_with(Compaction::Continue)
+    }
+
+    /// Moves fingerprints from each sub-filter, newest down to the second, into older ones
+    /// (oldest first); drops the newest sub-filter when it empties. Resets the delete count.
+    fn compact_with(&mut self, mode: Compaction) -> u64 {
+        let mut freed = 0;
+        for j in (1..self.filters.len()).rev() {
+            let n = self.filter_buckets(j);
+            let size = usize::from(self.bucket_size);
+            let mut stuck = false;
+            for i in 0..n {
+                for slot in 0..size {
+                    let at = offset(i, self.bucket_size) + slot;
+                    let fp = self.filters[j][at];
+                    if fp == 0 {
+                        continue;
+                    }
+                    if self.relocate(j, i, fp) {
+                        self.filters[j][at] = 0;
+                    } else {
+                        stuck = true;
+                    }
+                }
+            }
+            if !stuck && j == self.filters.len() - 1 {
+                freed += self.filters.pop().map_or(0, |f| f.len() as u64);
+            } else if stuck && mode == Compaction::Stop {
+                break;
+            }
+        }
+        self.deletes = 0;
+        freed
+    }
+
+    /// Puts fingerprint `fp`, found in bucket `i` of sub-filter `j`, into the first free slot of
+    /// its candidate buckets in an older sub-filter, oldest first.
+    fn relocate(&mut self, j: usize, i: u64, fp: u8) -> bool {
+        for k in 0..j {
+            let n = self.filter_buckets(k);
+            let b1 = i & (n - 1);
+            for b in [b1, alt(b1, fp, n)] {
+                if let Some(slot) = self.bucket_mut(k, b).iter_mut().find(|s| **s == 0) {
+                    *slot = fp;
+                    return true;
+                }
+            }
+        }
+        false
+    }
+}
+
+/// A zeroed slot array (calloc: the kernel's zero pages until written).
+fn zeroed(bytes: u64) -> Box<[u8]> {
+    vec![0u8; bytes as usize].into_boxed_slice()
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    const NO_LIMIT: u64 = u64::MAX;
+
+    fn spec(capacity: u64, bucket_size: u8, max_iterations: u16, expansion: u16) -> CuckooSpec {
+        CuckooSpec {
+            capacity,
+            bucket_size,
+            max_iterations,
+            expansion,
+        }
+    }
+
+    fn add(cf: &mut Cuckoo, item: &[u8]) -> Result<u64, CuckooError> {
+        let h = cf.hash(item);
+        cf.insert(h, MAX_FILTERS, NO_LIMIT)
+    }
+
+    /// The concatenated slot arrays, as SCANDUMP streams them.
+    fn bytes(cf: &Cuckoo) -> Vec<u8> {
+        cf.slot_arrays().flatten().copied().collect()
+    }
+
+    #[test]
+    fn redisbloom_hash_fingerprint_and_buckets() {
+        // The spec's table: item, h, fp, (b1, b2) for n = 4 and n = 512.
+        let cases: [(&[u8], u64, u8, (u64, u64), (u64, u64)); 9] = [
+            (b"", 0, 1, (0, 1), (0, 405)),
+            (b"foo", 0xcdde38358fd25b01, 217, (1, 0), (257, 76)),
+            (b"item1", 0x7930a108c52a9032, 7, (2, 1), (50, 289)),
+            (b"hello world!", 0x64db099bd1512951, 131, (1, 2), (337, 110)),
+            (b"12345678", 0x758f67d162b2d202, 41, (2, 3), (2, 223)),
+            (b"x", 0x8295151af8224269, 15, (1, 2), (105, 466)),
+            (b"a", 0x071717d2d36b6b11, 196, (1, 1), (273, 261)),
+            (b"0", 0x4ccb322c4bcf1d63, 19, (3, 0), (355, 364)),
+            (b"3", 0xd2aaca16aa05478e, 228, (2, 2), (398, 314)),
+        ];
+        for (item, h, fp, small, large) in cases {
+            let hash = CuckooHash::new(item, 0);
+            assert_eq!((hash.h, hash.fp), (h, fp), "{item:?}");
+            for (n, (b1, b2)) in [(4, small), (512, large)] {
+                assert_eq!(hash.first(n), b1);
+                assert_eq!(alt(b1, fp, n), b2);
+                assert_eq!(alt(b2, fp, n), b1);
+            }
+        }
+    }
+
+    #[test]
+    fn spec_test_vectors_byte_for_byte() {
+        // Vector 1.
+        let mut v1 = Cuckoo::new(&spec(8, 2, 20, 1), 0, NO_LIMIT).unwrap();
+        for item in [&b"item1"[..], b"foo", b""] {
+            add(&mut v1, item).unwrap();
+        }
+        assert_eq!(bytes(&v1), [0x01, 0x00, 0xd9, 0x00, 0x07, 0, 0, 0]);
+        assert_eq!((v1.items(), v1.buckets(), v1.filter_count()), (3, 4, 1));
+
+        // Vector 2: kicks and one growth.
+        let mut v2 = Cuckoo::new(&spec(8, 1, 20, 1), 0, NO_LIMIT).unwrap();
+        for item in b"abcdefghij" {
+            add(&mut v2, &[*item]).unwrap();
+        }
+        assert_eq!(
+            bytes(&v2),
+            [0x00, 0x06, 0xcb, 0, 0, 0xc4, 0x00, 0x10, 0x00, 0xbc, 0xa9, 0x1c, 0x00, 0xcd, 0x15, 0x4b]
+        );
+        assert_eq!((v2.items(), v2.filter_count()), (10, 2));
+
+        // Vector 3: growth by 2, then a delete that compacts.
+        let mut v3 = Cuckoo::new(&spec(4, 2, 20, 2), 0, NO_LIMIT).unwrap();
+        for item in b"0123456789" {
+            add(&mut v3, &[*item]).unwrap();
+        }
+        assert_eq!(
+            bytes(&v3),
+            [0xdd, 0xe4, 0x13, 0x65, 0x0a, 0x81, 0, 0, 0x6c, 0xd4, 0xe3, 0xad]
+        );
+        let h = v3.hash(b"3");
+        assert_eq!(v3.delete(h), (true, 0));
+        assert_eq!(
+            bytes(&v3),
+            [0xdd, 0x0a, 0x13, 0x65, 0x00, 0x81, 0, 0, 0x6c, 0xd4, 0xe3, 0xad]
+        );
+        assert_eq!((v3.items(), v3.deletes(), v3.filter_count()), (9, 0, 2));
+
+        // Vector 4: expansion 0, duplicates.
+        let mut v4 = Cuckoo::new(&spec(16, 4, 5, 0), 0, NO_LIMIT).unwrap();
+        for item in [&b"hello world!"[..], b"12345678", b"x", b"x", b"x"] {
+            add(&mut v4, item).unwrap();
+        }
+        assert_eq!(
+            bytes(&v4),
+            [0, 0, 0, 0, 0x83, 0x0f, 0x0f, 0x0f, 0x29, 0, 0, 0, 0, 0, 0, 0]
+        );
+    }
+
+    #[test]
+    fn observed_shapes_and_sizes() {
+        // (capacity, bucket size, iterations, expansion, adds) → (Size, filters), from the spec.
+        let cases = [
+            ((64, 1, 20, 1, 1000), (1480, 18)),
+            ((64, 2, 20, 1, 1000), (1400, 17)),
+            ((256, 4, 500, 1, 1000), (1128, 4)),
+            ((64, 2, 20, 2, 1000), (2104, 5)),
+            ((64, 2, 500, 4, 1000), (1432, 3)),
+            ((1000, 2, 20, 1, 1000), (2120, 2)),
+            ((1000, 2, 20, 1, 2000), (3160, 3)),
+            ((4, 2, 20, 2, 300), (660, 7)),
+        ];
+        for ((capacity, size, iterations, expansion, adds), (bytes, filters)) in cases {
+            let mut cf =
+                Cuckoo::new(&spec(capacity, size, iterations, expansion), 0, NO_LIMIT).unwrap();
+            for i in 0..adds {
+                add(&mut cf, i.to_string().as_bytes()).unwrap();
+            }
+            assert_eq!(
+                (cf.memory_usage(), cf.filter_count()),
+                (bytes, filters),
+                "{capacity} {size} {iterations} {expansion}"
+            );
+        }
+        let empty = Cuckoo::new(&spec(1000, 2, 20, 1), 0, NO_LIMIT).unwrap();
+        assert_eq!((empty.memory_usage(), empty.buckets()), (1080, 512));
+    }
+
+    #[test]
+    fn count_double_counts_a_bucket_that_is_both_candidates() {
+        let mut cf = Cuckoo::new(&spec(8, 2, 20, 1), 0, NO_LIMIT).unwrap();
+        add(&mut cf, b"3").unwrap();
+        assert_eq!(cf.count(cf.hash(b"3")), 2);
+    }
+
+    #[test]
+    fn full_refusals_change_nothing() {
+        let mut cf = Cuckoo::new(&spec(4, 1, 3, 0), 7, NO_LIMIT).unwrap();
+        let mut refused = 0;
+        for i in 0..20u32 {
+            let before = cf.clone();
+            match add(&mut cf, &i.to_le_bytes()) {
+                Ok(_) => {}
+                Err(e) => {
+                    assert_eq!(e, CuckooError::Full);
+                    assert_eq!(cf, before);
+                    refused += 1;
+                }
+            }
+        }
+        assert!(refused >= 16, "{refused}");
+        // The memory limit and the sub-filter limit refuse growth the same way.
+        let mut cf = Cuckoo::new(&spec(4, 1, 1, 1), 7, NO_LIMIT).unwrap();
+        let mut i = 0u32;
+        let err = loop {
+            let h = cf.hash(&i.to_le_bytes());
+            let before = cf.clone();
+            if let Err(e) = cf.insert(h, 3, 10) {
+                assert_eq!(cf, before);
+                break e;
+            }
+            i += 1;
+        };
+        assert!(matches!(
+            err,
+            CuckooError::MaxFilters | CuckooError::TooLarge { limit: 10, .. }
+        ));
+        assert!(cf.filter_count() <= 3 && cf.slot_bytes() <= 10);
+    }
+
+    #[test]
+    fn growth_past_the_bucket_bound_is_insufficient_memory() {
+        // Sub-filter 11 of expansion 32768 would need 2 × 2^165 buckets.
+        let mut cf = Cuckoo::from_parts(&[2; 11], 1, 1, 32768, 0, 0, 1);
+        assert_eq!(cf.grow(MAX_FILTERS, NO_LIMIT), Err(CuckooError::Insufficient));
+        // At 2^56 buckets exactly, too.
+        let mut cf = Cuckoo::from_parts(&[1 << 26, 1], 1, 1, 1 << 15, 0, 0, 1);
+        assert_eq!(cf.grow(MAX_FILTERS, NO_LIMIT), Err(CuckooError::Insufficient));
+        assert_eq!(cf.filter_count(), 2);
+    }
+}
