@@ -148,10 +148,10 @@ impl Cuckoo {
         })
     }
 
-    /// A filter of the given shape with zeroed sub-filters, from a validated header
-    /// ([`super::decode::CuckooHeader::build`] is the only caller).
+    /// A filter of the given parts, from a decoder that checked them
+    /// ([`super::decode::CuckooBuilder::finish`] and the tests).
     pub(super) fn from_parts(
-        filter_buckets: &[u64],
+        filters: Vec<Box<[u8]>>,
         bucket_size: u8,
         max_iterations: u16,
         expansion: u16,
@@ -160,10 +160,7 @@ impl Cuckoo {
         seed: u64,
     ) -> Self {
         Cuckoo {
-            filters: filter_buckets
-                .iter()
-                .map(|&n| zeroed(n * u64::from(bucket_size)))
-                .collect(),
+            filters,
             items,
             deletes,
             seed,
@@ -472,7 +469,7 @@ impl Cuckoo {
 }
 
 /// A zeroed slot array (calloc: the kernel's zero pages until written).
-fn zeroed(bytes: u64) -> Box<[u8]> {
+pub(super) fn zeroed(bytes: u64) -> Box<[u8]> {
     vec![0u8; bytes as usize].into_boxed_slice()
 }
 
@@ -543,7 +540,10 @@ mod tests {
         }
         assert_eq!(
             bytes(&v2),
-            [0x00, 0x06, 0xcb, 0, 0, 0xc4, 0x00, 0x10, 0x00, 0xbc, 0xa9, 0x1c, 0x00, 0xcd, 0x15, 0x4b]
+            [
+                0x00, 0x06, 0xcb, 0, 0, 0xc4, 0x00, 0x10, 0x00, 0xbc, 0xa9, 0x1c, 0x00, 0xcd, 0x15,
+                0x4b
+            ]
         );
         assert_eq!((v2.items(), v2.filter_count()), (10, 2));
 
@@ -649,11 +649,17 @@ mod tests {
     #[test]
     fn growth_past_the_bucket_bound_is_insufficient_memory() {
         // Sub-filter 11 of expansion 32768 would need 2 × 2^165 buckets.
-        let mut cf = Cuckoo::from_parts(&[2; 11], 1, 1, 32768, 0, 0, 1);
-        assert_eq!(cf.grow(MAX_FILTERS, NO_LIMIT), Err(CuckooError::Insufficient));
+        let mut cf = Cuckoo::from_parts(vec![zeroed(2); 11], 1, 1, 32768, 0, 0, 1);
+        assert_eq!(
+            cf.grow(MAX_FILTERS, NO_LIMIT),
+            Err(CuckooError::Insufficient)
+        );
         // At 2^56 buckets exactly, too.
-        let mut cf = Cuckoo::from_parts(&[1 << 26, 1], 1, 1, 1 << 15, 0, 0, 1);
-        assert_eq!(cf.grow(MAX_FILTERS, NO_LIMIT), Err(CuckooError::Insufficient));
+        let mut cf = Cuckoo::from_parts(vec![zeroed(1 << 26), zeroed(1)], 1, 1, 1 << 15, 0, 0, 1);
+        assert_eq!(
+            cf.grow(MAX_FILTERS, NO_LIMIT),
+            Err(CuckooError::Insufficient)
+        );
         assert_eq!(cf.filter_count(), 2);
     }
 }

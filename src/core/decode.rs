@@ -3,12 +3,14 @@
 //! own fields, then build the filter through [`ChainBuilder`], which owns every invariant a
 //! chain must hold (link count, growth, per-link geometry, the memory the links take, item
 //! sums), or, for a window filter, [`SlidingBuilder`] (its parameters, each slice's geometry
-//! and counts, the memory). A check that fires names itself in [`DecodeError`], so a test can
+//! and counts, the memory), or, for a cuckoo filter, [`CuckooBuilder`] (its parameters, each
+//! sub-filter's buckets, the memory). A check that fires names itself in [`DecodeError`], so a test can
 //! assert which one.
 
 use std::fmt;
 
 use super::chain::{Chain, MAX_LINKS};
+use super::cuckoo::{self, Cuckoo, MAX_BUCKETS, MAX_EXPANSION, MAX_FILTERS};
 use super::link::{Layout, Link};
 use super::sizing::{Geometry, MAX_HASHES, MAX_LINK_BITS};
 use super::sliding::{self, Kind, Slice, Sliding, MAX_CLOCK, OPEN};
@@ -59,6 +61,20 @@ pub enum DecodeError {
     /// A slice whose numbers cannot be: generations out of order, an open generation that is
     /// not the newest, counts over its load or its load over its capacity.
     SliceState,
+    /// A cuckoo filter's sub-filter count: 0, over 65535, or not what its header said.
+    FilterCount,
+    /// A cuckoo bucket size of 0 or above 255.
+    BucketSize,
+    /// A cuckoo filter's max iterations of 0 or above 65535.
+    Iterations,
+    /// A cuckoo expansion that is neither 0 nor a power of two up to 32768, or 0 with more
+    /// than one sub-filter.
+    CuckooExpansion,
+    /// A sub-filter bucket count that is 0, not a power of two, 2^56 or more, or (the first)
+    /// not the header's.
+    Buckets,
+    /// A slot array whose length is not its buckets × the bucket size.
+    SlotArray,
 }
 
 impl fmt::Display for DecodeError {
@@ -84,6 +100,14 @@ impl fmt::Display for DecodeError {
             DecodeError::WindowParameters => "bad window filter parameters",
             DecodeError::SliceCount => "bad window slice count",
             DecodeError::SliceState => "bad window slice state",
+            DecodeError::FilterCount => "bad cuckoo sub-filter count",
+            DecodeError::BucketSize => "bad cuckoo bucket size (1 to 255)",
+            DecodeError::Iterations => "bad cuckoo max iterations (1 to 65535)",
+            DecodeError::CuckooExpansion => {
+                "bad cuckoo expansion (0 with one sub-filter, or a power of two up to 32768)"
+            }
+            DecodeError::Buckets => "bad cuckoo bucket count",
+            DecodeError::SlotArray => "cuckoo slot array length disagrees with its buckets",
         };
         f.write_str(text)
     }
@@ -447,6 +471,116 @@ impl SlidingBuilder {
             return Err(DecodeError::SliceCount);
         }
         Ok(self.filter)
+    }
+}
+
+/// A cuckoo filter as a serialised form describes it, before its sub-filters.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct CuckooHeader {
+    pub items: u64,
+    pub deletes: u64,
+    /// Buckets of the first sub-filter.
+    pub buckets: u64,
+    pub filters: u64,
+    pub bucket_size: u64,
+    pub max_iterations: u64,
+    pub expansion: u64,
+    pub seed: u64,
+}
+
+impl CuckooHeader {
+    /// Buckets of sub-filter `k` as growth makes it (`buckets × expansion^k`), for the forms
+    /// that do not store each count (the SCANDUMP header, RedisBloom's oldest RDB encodings).
+    pub fn grown_buckets(&self, k: u64) -> Result<u64, DecodeError> {
+        u32::try_from(k)
+            .ok()
+            .and_then(|k| self.expansion.checked_pow(k))
+            .and_then(|factor| factor.checked_mul(self.buckets))
+            .filter(|&n| n < MAX_BUCKETS)
+            .ok_or(DecodeError::Buckets)
+    }
+
+    /// Bytes of slots of a filter whose sub-filters grew as [`Self::grown_buckets`] says
+    /// (saturating: every limit refuses the sum then).
+    pub fn grown_bytes(&self) -> u64 {
+        (0..self.filters.min(MAX_FILTERS as u64)).fold(0u64, |sum, k| {
+            let buckets = self.grown_buckets(k).unwrap_or(u64::MAX);
+            sum.saturating_add(buckets.saturating_mul(self.bucket_size))
+        })
+    }
+}
+
+/// Builds a decoded cuckoo filter sub-filter by sub-filter, checking each before allocating it.
+#[derive(Debug)]
+pub struct CuckooBuilder {
+    header: CuckooHeader,
+    filters: Vec<Box<[u8]>>,
+    bytes: u64,
+}
+
+impl CuckooBuilder {
+    /// Starts a filter: checks the sub-filter count, bucket size, iterations and expansion.
+    pub fn new(header: CuckooHeader) -> Result<Self, DecodeError> {
+        if header.filters == 0 || header.filters > MAX_FILTERS as u64 {
+            return Err(DecodeError::FilterCount);
+        }
+        if !(1..=255).contains(&header.bucket_size) {
+            return Err(DecodeError::BucketSize);
+        }
+        if !(1..=65535).contains(&header.max_iterations) {
+            return Err(DecodeError::Iterations);
+        }
+        let e = header.expansion;
+        let expansion_ok = if e == 0 {
+            header.filters == 1
+        } else {
+            e.is_power_of_two() && e <= u64::from(MAX_EXPANSION)
+        };
+        if !expansion_ok {
+            return Err(DecodeError::CuckooExpansion);
+        }
+        Ok(CuckooBuilder {
+            header,
+            filters: Vec::with_capacity(header.filters as usize),
+            bytes: 0,
+        })
+    }
+
+    /// Checks the next sub-filter's bucket count and allocates its zeroed slots, refusing a
+    /// filter larger than the machine's memory first (as [`ChainBuilder::link`] does). Returns
+    /// the slots for the decoder to fill.
+    pub fn filter(&mut self, buckets: u64) -> Result<&mut [u8], DecodeError> {
+        if self.filters.len() as u64 == self.header.filters {
+            return Err(DecodeError::FilterCount);
+        }
+        let first_ok = !self.filters.is_empty() || buckets == self.header.buckets;
+        if !buckets.is_power_of_two() || buckets >= MAX_BUCKETS || !first_ok {
+            return Err(DecodeError::Buckets);
+        }
+        let bytes = buckets * self.header.bucket_size;
+        self.bytes = self.bytes.saturating_add(bytes);
+        if machine_memory().is_some_and(|memory| self.bytes > memory) {
+            return Err(DecodeError::MachineMemory);
+        }
+        self.filters.push(cuckoo::zeroed(bytes));
+        Ok(self.filters.last_mut().expect("just pushed"))
+    }
+
+    /// The filter, once every sub-filter is in.
+    pub fn finish(self) -> Result<Cuckoo, DecodeError> {
+        if self.filters.len() as u64 != self.header.filters {
+            return Err(DecodeError::FilterCount);
+        }
+        let h = self.header;
+        Ok(Cuckoo::from_parts(
+            self.filters,
+            h.bucket_size as u8,
+            h.max_iterations as u16,
+            h.expansion as u16,
+            h.items,
+            h.deletes,
+            h.seed,
+        ))
     }
 }
 

@@ -13,6 +13,8 @@
 
 pub mod chain;
 pub mod cuckoo;
+pub mod cuckoo_rdb;
+pub mod cuckoo_scandump;
 pub mod decode;
 pub mod filter;
 pub mod hash;
@@ -27,10 +29,10 @@ pub mod sliding;
 pub mod spec;
 
 pub use chain::{AddOutcome, Chain, ChainError};
+pub use cuckoo::{Cuckoo, CuckooError, CuckooHash};
 pub use decode::DecodeError;
 pub use filter::Filter;
 pub use hash::FIXED_SEED;
 pub use link::{Layout, Link};
 pub use sliding::Sliding;
-pub use cuckoo::{Cuckoo, CuckooError, CuckooHash};
 pub use spec::{CuckooSpec, FilterSpec, Growth, Window};

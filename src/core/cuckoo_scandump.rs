@@ -1,0 +1,345 @@
+//! The CF.SCANDUMP / CF.LOADCHUNK stream of a cuckoo filter (also the AOF rewrite): a header,
+//! then the sub-filters' slot arrays, in RedisBloom's format so that its dumps load here.
+//!
+//! The header is 38 bytes, packed little-endian:
+//!
+//! ```text
+//! u64 items  u64 buckets (first sub-filter)  u64 deletes  u64 filters
+//! u16 bucket size  u16 max iterations  u16 expansion
+//! ```
+//!
+//! A filter with a seed of its own (every filter rsbloom creates) appends [`SEED_TAG`] and its
+//! `u64 seed`: 54 bytes, which RedisBloom refuses (it takes exactly 38), so it cannot misread
+//! them with its own hashing.
+//!
+//! The slot arrays form one byte stream; iterator `it >= 1` names position `it - 1`. A
+//! sub-filter of at most [`MAX_CHUNK`] bytes is sent whole whatever the position inside it (as
+//! RedisBloom does); a larger one in chunks of at most [`MAX_CHUNK`] from the position. The
+//! reply's next iterator is `it + len`, and LOADCHUNK takes each chunk with the iterator that
+//! came with it, so the chunk starts at `it - len - 1`.
+
+use super::cuckoo::Cuckoo;
+use super::decode::{CuckooBuilder, CuckooHeader, DecodeError};
+
+/// RedisBloom's header length.
+pub const HEADER_BYTES: usize = 38;
+
+/// Marks rsbloom's seed trailer after the 38 bytes.
+pub const SEED_TAG: [u8; 8] = *b"rsbloomS";
+
+/// Largest chunk of slots in one reply (RedisBloom's 16 MiB).
+pub const MAX_CHUNK: usize = 16 << 20;
+
+/// The header SCANDUMP sends at iterator 0.
+pub fn header(cf: &Cuckoo) -> Vec<u8> {
+    let mut out = Vec::with_capacity(HEADER_BYTES + 16);
+    for v in [
+        cf.items(),
+        cf.buckets(),
+        cf.deletes(),
+        cf.filter_count() as u64,
+    ] {
+        out.extend_from_slice(&v.to_le_bytes());
+    }
+    for v in [
+        u16::from(cf.bucket_size()),
+        cf.max_iterations(),
+        cf.expansion(),
+    ] {
+        out.extend_from_slice(&v.to_le_bytes());
+    }
+    if cf.seed() != 0 {
+        out.extend_from_slice(&SEED_TAG);
+        out.extend_from_slice(&cf.seed().to_le_bytes());
+    }
+    out
+}
+
+/// Why LOADCHUNK refused a header.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum HeaderError {
+    /// Neither 38 bytes nor 38 plus rsbloom's seed trailer (`Invalid header`).
+    Length,
+    /// A check of the decoder failed (`Couldn't create filter!`).
+    Invalid(DecodeError),
+    /// Over the per-filter memory limit.
+    TooLarge { needed: u64, limit: u64 },
+}
+
+/// Parses a header without allocating.
+pub fn parse_header(data: &[u8]) -> Result<CuckooHeader, HeaderError> {
+    let seed = match data.len() {
+        HEADER_BYTES => 0,
+        n if n == HEADER_BYTES + 16 && data[HEADER_BYTES..HEADER_BYTES + 8] == SEED_TAG => {
+            u64::from_le_bytes(data[HEADER_BYTES + 8..].try_into().expect("8 bytes"))
+        }
+        _ => return Err(HeaderError::Length),
+    };
+    let u64_at = |at: usize| u64::from_le_bytes(data[at..at + 8].try_into().expect("8 bytes"));
+    let u16_at = |at: usize| u64::from(u16::from_le_bytes([data[at], data[at + 1]]));
+    Ok(CuckooHeader {
+        items: u64_at(0),
+        buckets: u64_at(8),
+        deletes: u64_at(16),
+        filters: u64_at(24),
+        bucket_size: u16_at(32),
+        max_iterations: u16_at(34),
+        expansion: u16_at(36),
+        seed,
+    })
+}
+
+/// The empty filter a header (LOADCHUNK at iterator 1) describes, within `max_bytes`.
+pub fn filter_from_header(data: &[u8], max_bytes: u64) -> Result<Cuckoo, HeaderError> {
+    let header = parse_header(data)?;
+    // The builder checks the shape first, so a forged header is refused before any allocation.
+    let mut builder = CuckooBuilder::new(header).map_err(HeaderError::Invalid)?;
+    let needed = header.grown_bytes();
+    if needed > max_bytes {
+        return Err(HeaderError::TooLarge {
+            needed,
+            limit: max_bytes,
+        });
+    }
+    for k in 0..header.filters {
+        let buckets = header.grown_buckets(k).map_err(HeaderError::Invalid)?;
+        builder.filter(buckets).map_err(HeaderError::Invalid)?;
+    }
+    builder.finish().map_err(HeaderError::Invalid)
+}
+
+/// SCANDUMP at `iterator >= 1`: the next iterator and the chunk, or `None` past the end.
+pub fn scan(cf: &Cuckoo, iterator: u64) -> Option<(u64, &[u8])> {
+    let mut position = iterator.checked_sub(1)?;
+    for slots in cf.slot_arrays() {
+        let len = slots.len() as u64;
+        if position < len {
+            let chunk = if slots.len() <= MAX_CHUNK {
+                slots
+            } else {
+                let from = position as usize;
+                &slots[from..slots.len().min(from + MAX_CHUNK)]
+            };
+            return Some((iterator + chunk.len() as u64, chunk));
+        }
+        position -= len;
+    }
+    None
+}
+
+/// Every SCANDUMP step after the header, in order (the AOF rewrite emits them all).
+pub fn chunks(cf: &Cuckoo) -> impl Iterator<Item = (u64, &[u8])> {
+    let mut iterator = 1;
+    std::iter::from_fn(move || {
+        let (next, chunk) = scan(cf, iterator)?;
+        iterator = next;
+        Some((next, chunk))
+    })
+}
+
+/// LOADCHUNK of a data chunk sent with `iterator` (not 0 or 1): copies it to stream position
+/// `iterator - len - 1`. Refuses (changing nothing) an empty chunk, a position before the
+/// stream or outside every sub-filter, and a chunk running past its sub-filter's end.
+pub fn load_chunk(cf: &mut Cuckoo, iterator: i64, data: &[u8]) -> Result<(), ()> {
+    if data.is_empty() {
+        return Err(());
+    }
+    let mut position = iterator
+        .checked_sub(1)
+        .and_then(|p| p.checked_sub(i64::try_from(data.len()).ok()?))
+        .and_then(|p| u64::try_from(p).ok())
+        .ok_or(())?;
+    for slots in cf.slot_arrays_mut() {
+        let len = slots.len() as u64;
+        if position < len {
+            let from = position as usize;
+            let to = from
+                .checked_add(data.len())
+                .filter(|&to| to <= slots.len())
+                .ok_or(())?;
+            slots[from..to].copy_from_slice(data);
+            return Ok(());
+        }
+        position -= len;
+    }
+    Err(())
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::core::cuckoo::MAX_FILTERS;
+    use crate::core::CuckooSpec;
+
+    fn hex(s: &str) -> Vec<u8> {
+        let s: String = s.split_whitespace().collect();
+        (0..s.len())
+            .step_by(2)
+            .map(|i| u8::from_str_radix(&s[i..i + 2], 16).unwrap())
+            .collect()
+    }
+
+    fn vector(
+        capacity: u64,
+        bucket_size: u8,
+        iterations: u16,
+        expansion: u16,
+        items: &[&[u8]],
+    ) -> Cuckoo {
+        let spec = CuckooSpec {
+            capacity,
+            bucket_size,
+            max_iterations: iterations,
+            expansion,
+        };
+        let mut cf = Cuckoo::new(&spec, 0, u64::MAX).unwrap();
+        for item in items {
+            cf.insert(cf.hash(item), MAX_FILTERS, u64::MAX).unwrap();
+        }
+        cf
+    }
+
+    /// The SCANDUMP replies after the header, `(next, hex)`.
+    fn steps(cf: &Cuckoo) -> Vec<(u64, Vec<u8>)> {
+        chunks(cf).map(|(next, c)| (next, c.to_vec())).collect()
+    }
+
+    #[test]
+    fn the_spec_vectors_byte_for_byte() {
+        let v1 = vector(8, 2, 20, 1, &[b"item1", b"foo", b""]);
+        assert_eq!(
+            header(&v1),
+            hex("0300000000000000 0400000000000000 0000000000000000 0100000000000000 0200 1400 0100")
+        );
+        assert_eq!(steps(&v1), [(9, hex("0100d900 07000000"))]);
+        assert_eq!(scan(&v1, 9), None);
+
+        let letters: Vec<[u8; 1]> = b"abcdefghij".iter().map(|&b| [b]).collect();
+        let items: Vec<&[u8]> = letters.iter().map(|b| &b[..]).collect();
+        let v2 = vector(8, 1, 20, 1, &items);
+        assert_eq!(
+            header(&v2),
+            hex("0a00000000000000 0800000000000000 0000000000000000 0200000000000000 0100 1400 0100")
+        );
+        assert_eq!(
+            steps(&v2),
+            [(9, hex("0006cb0000c40010")), (17, hex("00bca91c00cd154b"))]
+        );
+
+        let v4 = vector(
+            16,
+            4,
+            5,
+            0,
+            &[b"hello world!", b"12345678", b"x", b"x", b"x"],
+        );
+        assert_eq!(
+            header(&v4),
+            hex("0500000000000000 0400000000000000 0000000000000000 0100000000000000 0400 0500 0000")
+        );
+        assert_eq!(
+            steps(&v4),
+            [(17, hex("00000000 830f0f0f 29000000 00000000"))]
+        );
+        // A small sub-filter is sent whole whatever the position inside it.
+        assert_eq!(
+            scan(&v1, 3),
+            Some((11, &v1.slot_arrays().next().unwrap()[..]))
+        );
+    }
+
+    #[test]
+    fn a_dump_reloads_to_the_same_filter_seed_included() {
+        for seed in [0, 99] {
+            let spec = CuckooSpec {
+                capacity: 64,
+                bucket_size: 4,
+                max_iterations: 20,
+                expansion: 2,
+            };
+            let mut cf = Cuckoo::new(&spec, seed, u64::MAX).unwrap();
+            for i in 0..500u32 {
+                cf.insert(cf.hash(&i.to_le_bytes()), MAX_FILTERS, u64::MAX)
+                    .unwrap();
+            }
+            let h = header(&cf);
+            assert_eq!(h.len(), if seed == 0 { 38 } else { 54 });
+            let mut back = filter_from_header(&h, u64::MAX).unwrap();
+            for (next, chunk) in chunks(&cf) {
+                load_chunk(&mut back, next as i64, chunk).unwrap();
+            }
+            assert_eq!(back, cf);
+        }
+    }
+
+    #[test]
+    fn headers_and_chunks_that_do_not_fit_are_refused() {
+        let v1 = vector(8, 2, 20, 1, &[b"item1"]);
+        let good = header(&v1);
+        let with = |at: usize, bytes: &[u8]| {
+            let mut h = good.clone();
+            h[at..at + bytes.len()].copy_from_slice(bytes);
+            h
+        };
+        let invalid = |h: &[u8]| match filter_from_header(h, u64::MAX) {
+            Err(HeaderError::Invalid(e)) => e,
+            other => panic!("{other:?}"),
+        };
+        assert_eq!(
+            filter_from_header(&good[..37], 1 << 20).err(),
+            Some(HeaderError::Length)
+        );
+        assert_eq!(invalid(&with(32, &[0, 0])), DecodeError::BucketSize);
+        assert_eq!(invalid(&with(32, &[0, 1])), DecodeError::BucketSize);
+        assert_eq!(invalid(&with(34, &[0, 0])), DecodeError::Iterations);
+        assert_eq!(invalid(&with(8, &[3])), DecodeError::Buckets);
+        assert_eq!(invalid(&with(8, &[0])), DecodeError::Buckets);
+        assert_eq!(invalid(&with(24, &[0])), DecodeError::FilterCount);
+        // 65537 sub-filters: RedisBloom takes the count mod 65536.
+        assert_eq!(invalid(&with(24, &[1, 0, 1])), DecodeError::FilterCount);
+        // Expansion 0 with two sub-filters (RedisBloom: a 0-bucket sub-filter, then SIGFPE).
+        let mut two = with(24, &[2]);
+        two[36..38].copy_from_slice(&[0, 0]);
+        assert_eq!(invalid(&two), DecodeError::CuckooExpansion);
+        assert_eq!(invalid(&with(36, &[3, 0])), DecodeError::CuckooExpansion);
+        // numBuckets 2^55: RedisBloom's OOM abort; here the limit refuses it before allocating.
+        let huge = with(8, &(1u64 << 55).to_le_bytes());
+        assert_eq!(
+            filter_from_header(&huge, 1 << 30).err(),
+            Some(HeaderError::TooLarge {
+                needed: 1 << 56,
+                limit: 1 << 30
+            })
+        );
+        // Five sub-filters of expansion 32768: RedisBloom's 143 s stall and abort.
+        let mut wide = with(24, &[5]);
+        wide[36..38].copy_from_slice(&32768u16.to_le_bytes());
+        assert!(matches!(
+            filter_from_header(&wide, 1 << 30),
+            Err(HeaderError::TooLarge { .. }) | Err(HeaderError::Invalid(DecodeError::Buckets))
+        ));
+
+        let mut cf = filter_from_header(&good, u64::MAX).unwrap();
+        let before = cf.clone();
+        assert_eq!(load_chunk(&mut cf, 9, b""), Err(()));
+        assert_eq!(
+            load_chunk(&mut cf, 5, &[1; 8]),
+            Err(()),
+            "starts before the stream"
+        );
+        assert_eq!(
+            load_chunk(&mut cf, 10, &[5]),
+            Err(()),
+            "past the end: no wrap"
+        );
+        assert_eq!(
+            load_chunk(&mut cf, 10, &[1; 2]),
+            Err(()),
+            "runs past the end"
+        );
+        assert_eq!(load_chunk(&mut cf, i64::MIN, &[1]), Err(()));
+        assert_eq!(cf, before);
+        assert_eq!(load_chunk(&mut cf, 9, &[5]), Ok(()));
+        assert_eq!(cf.slot_arrays().next().unwrap()[7], 5);
+    }
+}
