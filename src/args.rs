@@ -2,7 +2,7 @@
 //! junk, no NaN), options matched case-insensitively, and the option parsing that needs no
 //! Redis context.
 
-use crate::core::{FilterSpec, Growth, Window};
+use crate::core::{CuckooSpec, FilterSpec, Growth, Window};
 use crate::errors;
 
 /// Parses a strict signed 64-bit integer the way Redis's `string2ll` (and so RedisBloom, through
@@ -335,6 +335,165 @@ pub fn insert(argv: &[&[u8]], defaults: FilterSpec) -> Result<Insert, Refusal> {
         first_item,
         at: clock,
     })
+}
+
+/// What `CF.RESERVE` asks for.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct CuckooReserve {
+    pub spec: CuckooSpec,
+    /// rsbloom's `SEED` (0: RedisBloom's hashing); random when absent.
+    pub seed: Option<u64>,
+}
+
+/// Parses `CF.RESERVE key capacity [BUCKETSIZE b] [MAXITERATIONS m] [EXPANSION e] [SEED s]`,
+/// reporting errors in RedisBloom 2.8.2's order: arity (fewer than 3 arguments, or an even
+/// count), capacity, MAXITERATIONS, BUCKETSIZE, EXPANSION (the first of each counts), then
+/// capacity against the bucket size. rsbloom's differences: options are read only after the
+/// capacity, in keyword-value pairs, and an unknown keyword is an error (RedisBloom ignores
+/// it, and reads past its arguments when a keyword comes last). The expansion is stored
+/// rounded up to a power of two.
+pub fn cuckoo_reserve(argv: &[&[u8]]) -> Result<CuckooReserve, Refusal> {
+    use errors::cf;
+    if argv.len() < 3 || argv.len().is_multiple_of(2) {
+        return Err(Refusal::Arity);
+    }
+    let refuse = |text| Err(Refusal::Reply(text));
+    let Some(capacity) = integer(argv[2]) else {
+        return refuse(cf::BAD_CAPACITY);
+    };
+    let value_of = |name: &str| {
+        argv[3..]
+            .chunks_exact(2)
+            .find(|pair| is(pair[0], name))
+            .map(|pair| pair[1])
+    };
+    // (name, parse error, range error, range, default)
+    let options = [
+        (
+            "MAXITERATIONS",
+            cf::PARSE_MAX_ITERATIONS,
+            cf::MAX_ITERATIONS_RANGE,
+            1..=65535,
+            i64::from(CuckooSpec::DEFAULT_MAX_ITERATIONS),
+        ),
+        (
+            "BUCKETSIZE",
+            cf::PARSE_BUCKET_SIZE,
+            cf::BUCKET_SIZE_RANGE,
+            1..=255,
+            i64::from(CuckooSpec::DEFAULT_BUCKET_SIZE),
+        ),
+        (
+            "EXPANSION",
+            cf::PARSE_EXPANSION,
+            cf::EXPANSION_RANGE,
+            0..=i64::from(crate::core::cuckoo::MAX_EXPANSION),
+            i64::from(CuckooSpec::DEFAULT_EXPANSION),
+        ),
+    ];
+    let mut values = [0i64; 3];
+    for (value, (name, parse_error, range_error, range, default)) in values.iter_mut().zip(options)
+    {
+        *value = match value_of(name) {
+            None => default,
+            Some(text) => match integer(text) {
+                None => return refuse(parse_error),
+                Some(v) if !range.contains(&v) => return refuse(range_error),
+                Some(v) => v,
+            },
+        };
+    }
+    let [max_iterations, bucket_size, expansion] = values;
+    let known = ["MAXITERATIONS", "BUCKETSIZE", "EXPANSION", "SEED"];
+    if argv[3..]
+        .chunks_exact(2)
+        .any(|pair| !known.iter().any(|k| is(pair[0], k)))
+    {
+        return refuse(errors::cf::UNKNOWN_RESERVE_ARGUMENT);
+    }
+    let seed = match value_of("SEED") {
+        None => None,
+        Some(text) => Some(unsigned(text).ok_or(Refusal::Reply(errors::BAD_SEED))?),
+    };
+    if bucket_size * 2 > capacity {
+        return refuse(cf::CAPACITY_RANGE);
+    }
+    Ok(CuckooReserve {
+        spec: CuckooSpec {
+            capacity: capacity as u64,
+            bucket_size: bucket_size as u8,
+            max_iterations: max_iterations as u16,
+            expansion: CuckooSpec::stored_expansion(expansion as u16),
+        },
+        seed,
+    })
+}
+
+/// The `CF.RESERVE` arguments after the key that rsbloom replicates for every cuckoo filter it
+/// creates: `capacity BUCKETSIZE b MAXITERATIONS m EXPANSION e SEED s`, which
+/// [`cuckoo_reserve`] parses back to the same spec and seed.
+pub fn cuckoo_reserve_words(spec: &CuckooSpec, seed: u64) -> Vec<String> {
+    vec![
+        spec.capacity.to_string(),
+        "BUCKETSIZE".into(),
+        spec.bucket_size.to_string(),
+        "MAXITERATIONS".into(),
+        spec.max_iterations.to_string(),
+        "EXPANSION".into(),
+        spec.expansion.to_string(),
+        "SEED".into(),
+        seed.to_string(),
+    ]
+}
+
+/// What `CF.INSERT` / `CF.INSERTNX` ask for.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct CuckooInsert {
+    /// The filter to create when the key is missing; `None` with NOCREATE.
+    pub create: Option<CuckooSpec>,
+    /// Index in argv of the first item (after ITEMS).
+    pub first_item: usize,
+}
+
+/// Parses `CF.INSERT[NX] key [CAPACITY c] [NOCREATE] ITEMS item ...` as RedisBloom 2.8.2 does:
+/// each token is recognised by its first letter (`c`: CAPACITY and its value, `i`: the items
+/// follow, `n`: NOCREATE), errors are reported left to right, and CAPACITY is checked even when
+/// the key exists.
+pub fn cuckoo_insert(argv: &[&[u8]]) -> Result<CuckooInsert, Refusal> {
+    if argv.len() < 4 {
+        return Err(Refusal::Arity);
+    }
+    let mut capacity = CuckooSpec::DEFAULT_CAPACITY;
+    let mut nocreate = false;
+    let mut i = 2;
+    while i < argv.len() {
+        match argv[i].first().map(u8::to_ascii_lowercase) {
+            Some(b'i') => {
+                if i + 1 == argv.len() {
+                    return Err(Refusal::Arity);
+                }
+                let spec = CuckooSpec::implicit(capacity);
+                return Ok(CuckooInsert {
+                    create: (!nocreate).then_some(spec),
+                    first_item: i + 1,
+                });
+            }
+            Some(b'c') => {
+                let value = *argv.get(i + 1).ok_or(Refusal::Arity)?;
+                let c = integer(value).ok_or(Refusal::Reply(errors::cf::BAD_CAPACITY))?;
+                if c < 2 * i64::from(CuckooSpec::DEFAULT_BUCKET_SIZE) {
+                    return Err(Refusal::Reply(errors::cf::CAPACITY_RANGE));
+                }
+                capacity = c as u64;
+                i += 1;
+            }
+            Some(b'n') => nocreate = true,
+            _ => return Err(Refusal::Reply(errors::INSERT_UNKNOWN_ARGUMENT)),
+        }
+        i += 1;
+    }
+    // No ITEMS token.
+    Err(Refusal::Arity)
 }
 
 /// An integer module load argument: its name and the range of its value (the range of the

@@ -125,14 +125,20 @@ impl Capabilities {
     }
 
     /// A command's ACL categories as the server can take them: `base` (`read`/`write`, and
-    /// `fast` for the cheap ones), plus `bloom` where the server lets a module add it; `None`
-    /// where commands cannot have categories (Redis 7.0).
-    pub fn command_categories(&self, base: &str) -> Option<String> {
+    /// `fast` for the cheap ones), plus the family's own category (`bloom` for BF.*, `cuckoo`
+    /// for CF.*, as Redis 8 names them) where the server lets a module add one; `None` where
+    /// commands cannot have categories (Redis 7.0).
+    pub fn command_categories(&self, name: &str, base: &str) -> Option<String> {
         if !self.acl_categories {
             return None;
         }
+        let family = if name.starts_with("cf.") {
+            "cuckoo"
+        } else {
+            "bloom"
+        };
         Some(if self.bloom_category {
-            format!("{base} bloom")
+            format!("{base} {family}")
         } else {
             base.to_string()
         })

@@ -1,7 +1,7 @@
 //! Module settings: defaults for implicitly created filters and the per-filter memory limit.
 //! Set by module load arguments (`loadmodule librsbloom.so ERROR_RATE 0.01 ...`), then by the
-//! module configs `bf.error-rate`, `bf.initial-size`, `bf.expansion` and `bf.max-filter-bytes`
-//! (redis.conf, the command line, `CONFIG SET`), which override them.
+//! module configs `bf.error-rate`, `bf.initial-size`, `bf.expansion`, `bf.max-filter-bytes`
+//! and `bf.cf-max-expansions` (redis.conf, the command line, `CONFIG SET`), which override them.
 
 use std::ffi::{c_char, c_int, c_longlong, c_void, CStr, CString};
 use std::sync::atomic::{AtomicPtr, AtomicU64, Ordering::Relaxed};
@@ -21,6 +21,7 @@ static ERROR_RATE_BITS: AtomicU64 = AtomicU64::new(0x3f847ae147ae147b); // 0.01
 static INITIAL_SIZE: AtomicU64 = AtomicU64::new(100);
 static EXPANSION: AtomicU64 = AtomicU64::new(2);
 static MAX_FILTER_BYTES: AtomicU64 = AtomicU64::new(DEFAULT_MAX_FILTER_BYTES);
+static CF_MAX_EXPANSIONS: AtomicU64 = AtomicU64::new(32);
 
 /// Default error rate for implicitly created filters.
 pub fn error_rate() -> f64 {
@@ -40,6 +41,12 @@ pub fn expansion() -> u32 {
 /// Most bytes of bit storage one filter may take.
 pub fn max_filter_bytes() -> u64 {
     MAX_FILTER_BYTES.load(Relaxed)
+}
+
+/// RedisBloom's CF_MAX_EXPANSIONS: a cuckoo filter with this many sub-filters takes no more
+/// adds, and (rsbloom) no insert grows it past this many.
+pub fn cf_max_expansions() -> usize {
+    CF_MAX_EXPANSIONS.load(Relaxed) as usize
 }
 
 /// The filter an add to a missing key creates: the module defaults.
@@ -173,7 +180,7 @@ impl Numeric {
 }
 
 /// Every numeric setting, as a config and as a load argument.
-static NUMERIC: [Numeric; 3] = [
+static NUMERIC: [Numeric; 4] = [
     Numeric::new(
         c"initial-size",
         "INITIAL_SIZE",
@@ -195,6 +202,14 @@ static NUMERIC: [Numeric; 3] = [
         (64, i64::MAX),
         raw::REDISMODULE_CONFIG_MEMORY,
         &MAX_FILTER_BYTES,
+    ),
+    // RedisBloom's load argument; a cuckoo filter holds at most 65535 sub-filters.
+    Numeric::new(
+        c"cf-max-expansions",
+        "CF_MAX_EXPANSIONS",
+        (1, crate::core::cuckoo::MAX_FILTERS as i64),
+        raw::REDISMODULE_CONFIG_DEFAULT,
+        &CF_MAX_EXPANSIONS,
     ),
 ];
 

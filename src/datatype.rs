@@ -1,43 +1,171 @@
-//! The `MBbloom--` data type: its callbacks (RDB save/load, AOF rewrite, digest, copy, free,
-//! free effort, memory usage). Like every command and config callback, each runs its body
+//! The data types, `MBbloom--` (Bloom filters) and `MBbloomCF` (cuckoo filters): their
+//! callbacks (RDB save/load, AOF rewrite, digest, copy, free, free effort, memory usage),
+//! written once over [`Stored`]. Like every command and config callback, each runs its body
 //! through [`no_unwind`], so a panic never unwinds into Redis.
 
-use std::ffi::{c_int, c_void};
+use std::ffi::{c_int, c_void, CStr};
 use std::os::raw::c_char;
 
 use redis_module::native_types::RedisType;
 use redis_module::raw;
 
 use crate::core::decode::{FieldReader, FieldWriter};
-use crate::core::{rdb, redisbloom_rdb, scandump};
-use crate::core::{DecodeError, Filter, FIXED_SEED};
+use crate::core::{cuckoo_rdb, cuckoo_scandump, rdb, redisbloom_rdb, scandump};
+use crate::core::{Cuckoo, DecodeError, Filter, FIXED_SEED};
 use crate::unwind::no_unwind;
 
-/// The data type, named as RedisBloom names it so that TYPE answers the same.
-pub static BLOOM_TYPE: RedisType = RedisType::new(
-    "MBbloom--",
-    rdb::ENCODING_VERSION,
+/// A value type this module stores under a key: a Bloom filter ([`Filter`], `MBbloom--`) or a
+/// cuckoo filter ([`Cuckoo`], `MBbloomCF`). The type callbacks below are written once, over
+/// this trait.
+pub trait Stored: Clone + 'static {
+    /// The Redis data type of this value.
+    fn data_type() -> &'static RedisType;
+    /// The command that rebuilds a value from its SCANDUMP stream (the AOF rewrite's).
+    const LOADCHUNK: &'static CStr;
+    /// What the load warning calls it.
+    const WHAT: &'static str;
+    fn encode(&self, w: &mut impl FieldWriter);
+    fn decode(r: &mut impl FieldReader, encver: c_int) -> Result<Self, DecodeError>;
+    /// The SCANDUMP stream: `emit(1, header)`, then `emit(next, chunk)` per chunk.
+    fn dump(&self, emit: &mut dyn FnMut(i64, &[u8]));
+    /// Everything DEBUG DIGEST covers but the item count: header, then every array.
+    fn digest_parts(&self, add: &mut dyn FnMut(&[u8]));
+    /// The item count DEBUG DIGEST ends with.
+    fn count(&self) -> u64;
+    /// MEMORY USAGE's figure for the value.
+    fn memory_usage(&self) -> u64;
+    /// Bytes of bits or slots: the work of freeing the value.
+    fn storage_bytes(&self) -> u64;
+    /// The value became one Redis holds / one Redis held is being freed (INFO's gauges).
+    fn created(&self);
+    fn freed(&self);
+}
+
+impl Stored for Filter {
+    fn data_type() -> &'static RedisType {
+        &BLOOM_TYPE
+    }
+    const LOADCHUNK: &'static CStr = c"BF.LOADCHUNK";
+    const WHAT: &'static str = "bloom filter";
+    fn encode(&self, w: &mut impl FieldWriter) {
+        rdb::encode(self, w);
+    }
+    fn decode(r: &mut impl FieldReader, encver: c_int) -> Result<Self, DecodeError> {
+        match encver {
+            rdb::ENCODING_VERSION => rdb::decode(r),
+            // RedisBloom's own encodings (drop-in migration). The native links such a chain
+            // grows later use the fixed seed, so replicas and AOF replays grow identical ones.
+            0..=redisbloom_rdb::MAX_ENCODING_VERSION => {
+                redisbloom_rdb::decode(r, encver, FIXED_SEED).map(Filter::Chain)
+            }
+            _ => Err(DecodeError::UnknownEncoding),
+        }
+    }
+    fn dump(&self, emit: &mut dyn FnMut(i64, &[u8])) {
+        emit(1, &scandump::header(self));
+        for (next, data) in scandump::chunks(self) {
+            emit(next, data);
+        }
+    }
+    fn digest_parts(&self, add: &mut dyn FnMut(&[u8])) {
+        add(&scandump::header(self));
+        for bits in self.bit_arrays() {
+            add(bits);
+        }
+    }
+    fn count(&self) -> u64 {
+        self.added()
+    }
+    fn memory_usage(&self) -> u64 {
+        Filter::memory_usage(self)
+    }
+    fn storage_bytes(&self) -> u64 {
+        self.bit_bytes()
+    }
+    fn created(&self) {
+        crate::stats::filter_created(self);
+    }
+    fn freed(&self) {
+        crate::stats::filter_freed(self);
+    }
+}
+
+impl Stored for Cuckoo {
+    fn data_type() -> &'static RedisType {
+        &CUCKOO_TYPE
+    }
+    const LOADCHUNK: &'static CStr = c"CF.LOADCHUNK";
+    const WHAT: &'static str = "cuckoo filter";
+    fn encode(&self, w: &mut impl FieldWriter) {
+        cuckoo_rdb::encode(self, w);
+    }
+    fn decode(r: &mut impl FieldReader, encver: c_int) -> Result<Self, DecodeError> {
+        cuckoo_rdb::decode(r, encver)
+    }
+    fn dump(&self, emit: &mut dyn FnMut(i64, &[u8])) {
+        emit(1, &cuckoo_scandump::header(self));
+        for (next, data) in cuckoo_scandump::chunks(self) {
+            emit(next as i64, data);
+        }
+    }
+    fn digest_parts(&self, add: &mut dyn FnMut(&[u8])) {
+        add(&cuckoo_scandump::header(self));
+        for slots in self.slot_arrays() {
+            add(slots);
+        }
+    }
+    fn count(&self) -> u64 {
+        self.items()
+    }
+    fn memory_usage(&self) -> u64 {
+        Cuckoo::memory_usage(self)
+    }
+    fn storage_bytes(&self) -> u64 {
+        self.slot_bytes()
+    }
+    fn created(&self) {
+        crate::stats::cuckoo_created(self);
+    }
+    fn freed(&self) {
+        crate::stats::cuckoo_freed(self);
+    }
+}
+
+/// The callbacks of a [`Stored`] type (no aux data, no defrag).
+const fn methods<T: Stored>() -> raw::RedisModuleTypeMethods {
     raw::RedisModuleTypeMethods {
         version: raw::REDISMODULE_TYPE_METHOD_VERSION as u64,
-        rdb_load: Some(rdb_load),
-        rdb_save: Some(rdb_save),
-        aof_rewrite: Some(aof_rewrite),
-        mem_usage: Some(mem_usage),
-        digest: Some(digest),
-        free: Some(free),
+        rdb_load: Some(rdb_load::<T>),
+        rdb_save: Some(rdb_save::<T>),
+        aof_rewrite: Some(aof_rewrite::<T>),
+        mem_usage: Some(mem_usage::<T>),
+        digest: Some(digest::<T>),
+        free: Some(free::<T>),
         aux_load: None,
         aux_save: None,
         aux_save_triggers: 0,
-        free_effort: Some(free_effort),
+        free_effort: Some(free_effort::<T>),
         unlink: None,
-        copy: Some(copy),
+        copy: Some(copy::<T>),
         defrag: None,
         mem_usage2: None,
         free_effort2: None,
         unlink2: None,
         copy2: None,
         aux_save2: None,
-    },
+    }
+}
+
+/// The Bloom filter type, named as RedisBloom names it so that TYPE answers the same.
+pub static BLOOM_TYPE: RedisType =
+    RedisType::new("MBbloom--", rdb::ENCODING_VERSION, methods::<Filter>());
+
+/// The cuckoo filter type, RedisBloom's `MBbloomCF`. It reads RedisBloom's encodings 0 to 4
+/// and writes rsbloom's ([`cuckoo_rdb`]).
+pub static CUCKOO_TYPE: RedisType = RedisType::new(
+    "MBbloomCF",
+    cuckoo_rdb::ENCODING_VERSION,
+    methods::<Cuckoo>(),
 );
 
 struct RdbWriter(*mut raw::RedisModuleIO);
@@ -109,41 +237,34 @@ impl FieldReader for RdbReader {
 /// The value Redis passes to a callback.
 ///
 /// # Safety
-/// `value` must be a value this module created with `Box<Filter>`, alive for `'a`.
-unsafe fn filter<'a>(value: *const c_void) -> &'a Filter {
+/// `value` must be a value this module created with `Box<T>` for the type whose callback
+/// runs, alive for `'a`.
+unsafe fn value_of<'a, T>(value: *const c_void) -> &'a T {
     // SAFETY: the caller's contract.
-    unsafe { &*value.cast::<Filter>() }
+    unsafe { &*value.cast::<T>() }
 }
 
-extern "C" fn rdb_save(rdb: *mut raw::RedisModuleIO, value: *mut c_void) {
-    // SAFETY: Redis passes a value of this type.
-    let filter = unsafe { filter(value) };
+extern "C" fn rdb_save<T: Stored>(rdb: *mut raw::RedisModuleIO, value: *mut c_void) {
+    // SAFETY: Redis passes a value of this callback's type.
+    let value = unsafe { value_of::<T>(value) };
     // A panic here would leave a half-written value: none is expected (the encoder only
     // writes fields), and unwinding into Redis would be worse.
-    no_unwind((), || rdb::encode(filter, &mut RdbWriter(rdb)));
+    no_unwind((), || value.encode(&mut RdbWriter(rdb)));
 }
 
-extern "C" fn rdb_load(rdb: *mut raw::RedisModuleIO, encver: c_int) -> *mut c_void {
+extern "C" fn rdb_load<T: Stored>(rdb: *mut raw::RedisModuleIO, encver: c_int) -> *mut c_void {
     let decoded = no_unwind(Err(DecodeError::Read("internal error in rsbloom")), || {
-        match encver {
-            rdb::ENCODING_VERSION => rdb::decode(&mut RdbReader(rdb)),
-            // RedisBloom's own encodings (drop-in migration). The native links such a chain
-            // grows later use the fixed seed, so replicas and AOF replays grow identical ones.
-            0..=redisbloom_rdb::MAX_ENCODING_VERSION => {
-                redisbloom_rdb::decode(&mut RdbReader(rdb), encver, FIXED_SEED).map(Filter::Chain)
-            }
-            _ => Err(DecodeError::UnknownEncoding),
-        }
+        T::decode(&mut RdbReader(rdb), encver)
     });
     match decoded {
-        Ok(filter) => {
-            crate::stats::filter_created(&filter);
-            Box::into_raw(Box::new(filter)).cast()
+        Ok(value) => {
+            value.created();
+            Box::into_raw(Box::new(value)).cast()
         }
         Err(why) => {
             log_io_warning(
                 rdb,
-                &format!("refusing bloom filter of encoding version {encver}: {why}"),
+                &format!("refusing {} of encoding version {encver}: {why}", T::WHAT),
             );
             std::ptr::null_mut()
         }
@@ -159,36 +280,37 @@ fn log_io_warning(rdb: *mut raw::RedisModuleIO, msg: &str) {
     };
 }
 
-extern "C" fn free(value: *mut c_void) {
+extern "C" fn free<T: Stored>(value: *mut c_void) {
     no_unwind((), || {
-        // SAFETY: Redis hands back a value created with `Box<Filter>`, once.
-        let filter = unsafe { Box::from_raw(value.cast::<Filter>()) };
-        crate::stats::filter_freed(&filter);
+        // SAFETY: Redis hands back a value created with `Box<T>`, once.
+        let value = unsafe { Box::from_raw(value.cast::<T>()) };
+        value.freed();
     });
 }
 
-extern "C" fn mem_usage(value: *const c_void) -> usize {
-    // SAFETY: Redis passes a value of this type.
-    let filter = unsafe { filter(value) };
-    no_unwind(0, || filter.memory_usage() as usize)
+extern "C" fn mem_usage<T: Stored>(value: *const c_void) -> usize {
+    // SAFETY: Redis passes a value of this callback's type.
+    let value = unsafe { value_of::<T>(value) };
+    no_unwind(0, || value.memory_usage() as usize)
 }
 
-/// Rewrites a filter as the commands that rebuild it: `BF.LOADCHUNK key 1 <header>`, then
-/// `BF.LOADCHUNK key <next> <chunk>` per chunk, exactly as a client replays SCANDUMP.
-extern "C" fn aof_rewrite(
+/// Rewrites a value as the commands that rebuild it: `BF.LOADCHUNK key 1 <header>` (or
+/// `CF.LOADCHUNK`), then one per chunk, exactly as a client replays SCANDUMP (a cuckoo filter
+/// with no items too, which SCANDUMP itself refuses to dump).
+extern "C" fn aof_rewrite<T: Stored>(
     aof: *mut raw::RedisModuleIO,
     key: *mut raw::RedisModuleString,
     value: *mut c_void,
 ) {
-    // SAFETY: Redis passes a value of this type.
-    let filter = unsafe { filter(value) };
-    let emit = |iterator: i64, data: &[u8]| {
+    // SAFETY: Redis passes a value of this callback's type.
+    let value = unsafe { value_of::<T>(value) };
+    let mut emit = |iterator: i64, data: &[u8]| {
         // SAFETY: live AOF handle and key; "slb" takes a RedisModuleString, a long long and a
         // buffer with its length, all valid for the call, which copies them.
         unsafe {
             raw::RedisModule_EmitAOF.unwrap()(
                 aof,
-                c"BF.LOADCHUNK".as_ptr(),
+                T::LOADCHUNK.as_ptr(),
                 c"slb".as_ptr(),
                 key,
                 iterator as std::ffi::c_longlong,
@@ -197,57 +319,50 @@ extern "C" fn aof_rewrite(
             )
         };
     };
-    no_unwind((), || {
-        emit(1, &scandump::header(filter));
-        for (next, data) in scandump::chunks(filter) {
-            emit(next, data);
-        }
-    });
+    no_unwind((), || value.dump(&mut emit));
 }
 
 /// DEBUG DIGEST-VALUE: the header (parameters, seed, layouts; a window filter's clock and
-/// slices), every bit, and the item count.
-extern "C" fn digest(md: *mut raw::RedisModuleDigest, value: *mut c_void) {
-    // SAFETY: Redis passes a value of this type.
-    let filter = unsafe { filter(value) };
-    let add = |bytes: &[u8]| {
+/// slices; a cuckoo filter's deletes), every bit or slot, and the item count.
+extern "C" fn digest<T: Stored>(md: *mut raw::RedisModuleDigest, value: *mut c_void) {
+    // SAFETY: Redis passes a value of this callback's type.
+    let value = unsafe { value_of::<T>(value) };
+    let mut add = |bytes: &[u8]| {
         // SAFETY: live digest handle; Redis reads `bytes.len()` bytes from a valid slice.
         unsafe {
             raw::RedisModule_DigestAddStringBuffer.unwrap()(md, bytes.as_ptr().cast(), bytes.len())
         };
     };
-    no_unwind((), || {
-        add(&scandump::header(filter));
-        for bits in filter.bit_arrays() {
-            add(bits);
-        }
-    });
+    no_unwind((), || value.digest_parts(&mut add));
     // SAFETY: live digest handle.
     unsafe {
-        raw::RedisModule_DigestAddLongLong.unwrap()(md, filter.added() as std::ffi::c_longlong);
+        raw::RedisModule_DigestAddLongLong.unwrap()(md, value.count() as std::ffi::c_longlong);
         raw::RedisModule_DigestEndSequence.unwrap()(md);
     }
 }
 
 /// COPY: a deep copy, seed included.
-extern "C" fn copy(
+extern "C" fn copy<T: Stored>(
     _from: *mut raw::RedisModuleString,
     _to: *mut raw::RedisModuleString,
     value: *const c_void,
 ) -> *mut c_void {
-    // SAFETY: Redis passes a value of this type.
-    let filter = unsafe { filter(value) };
+    // SAFETY: Redis passes a value of this callback's type.
+    let value = unsafe { value_of::<T>(value) };
     // NULL makes COPY fail cleanly (out of memory is an abort, not a panic, in Redis).
     no_unwind(std::ptr::null_mut(), || {
-        crate::stats::filter_created(filter);
-        Box::into_raw(Box::new(filter.clone())).cast()
+        value.created();
+        Box::into_raw(Box::new(value.clone())).cast()
     })
 }
 
 /// Work to free a value, in Redis's units: above its lazyfree threshold (64) the value is freed
 /// in a background thread, so DEL/UNLINK of a big filter does not stall the server.
-extern "C" fn free_effort(_key: *mut raw::RedisModuleString, value: *const c_void) -> usize {
-    // SAFETY: Redis passes a value of this type.
-    let filter = unsafe { filter(value) };
-    (filter.bit_bytes() / 8 / 1024 + 1) as usize
+extern "C" fn free_effort<T: Stored>(
+    _key: *mut raw::RedisModuleString,
+    value: *const c_void,
+) -> usize {
+    // SAFETY: Redis passes a value of this callback's type.
+    let value = unsafe { value_of::<T>(value) };
+    (value.storage_bytes() / 8 / 1024 + 1) as usize
 }

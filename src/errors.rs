@@ -59,3 +59,30 @@ pub fn too_large(needed: u64, limit: u64) -> String {
          (config bf.max-filter-bytes, module argument MAX_FILTER_BYTES)"
     )
 }
+
+/// The CF.* texts, RedisBloom 2.8.2's byte for byte (most without `ERR`, some with a full stop).
+pub mod cf {
+    pub const BAD_CAPACITY: &str = "Bad capacity";
+    pub const CAPACITY_RANGE: &str = "Capacity must be at least (BucketSize * 2)";
+    pub const PARSE_MAX_ITERATIONS: &str = "Couldn't parse MAXITERATIONS";
+    pub const PARSE_BUCKET_SIZE: &str = "Couldn't parse BUCKETSIZE";
+    pub const PARSE_EXPANSION: &str = "Couldn't parse EXPANSION";
+    pub const MAX_ITERATIONS_RANGE: &str =
+        "MAXITERATIONS: value must be an integer between 1 and 65535, inclusive.";
+    pub const BUCKET_SIZE_RANGE: &str =
+        "BUCKETSIZE: value must be an integer between 1 and 255, inclusive.";
+    pub const EXPANSION_RANGE: &str =
+        "EXPANSION: value must be an integer between 0 and 32768, inclusive.";
+    pub const INSUFFICIENT_MEMORY_CREATE: &str = "ERR Insufficient memory to create filter";
+    pub const INSUFFICIENT_MEMORY: &str = "ERR Insufficient memory";
+    pub const FULL: &str = "Filter is full";
+    pub const MAX_EXPANSIONS: &str = "Maximum expansions reached";
+    pub const DEL_NOT_FOUND: &str = "Not found";
+    pub const COMPACT_NOT_FOUND: &str = "Cuckoo filter was not found";
+    pub const INVALID_POSITION: &str = "Invalid position";
+    pub const INVALID_HEADER: &str = "Invalid header";
+    pub const CANNOT_CREATE: &str = "Couldn't create filter!";
+    pub const CANNOT_LOAD_CHUNK: &str = "Couldn't load chunk!";
+    /// rsbloom: CF.RESERVE refuses what RedisBloom silently ignores.
+    pub const UNKNOWN_RESERVE_ARGUMENT: &str = "ERR unknown argument for CF.RESERVE";
+}

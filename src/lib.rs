@@ -23,7 +23,7 @@ use std::ffi::c_int;
 
 use redis_module::{raw, Context};
 
-use datatype::BLOOM_TYPE;
+use datatype::{BLOOM_TYPE, CUCKOO_TYPE};
 
 /// RedisBloom's command level that rsbloom implements: clients look for module `bf` and gate
 /// features on this version.
@@ -81,19 +81,26 @@ unsafe fn load(
         context.log_warning(&format!("rsbloom: {e}"));
         return ERR;
     }
-    if let Err(e) = BLOOM_TYPE.create_data_type(ctx) {
-        context.log_warning(&format!("rsbloom: {e}"));
-        return ERR;
+    for data_type in [&BLOOM_TYPE, &CUCKOO_TYPE] {
+        if let Err(e) = data_type.create_data_type(ctx) {
+            context.log_warning(&format!("rsbloom: {e}"));
+            return ERR;
+        }
     }
     let caps = capabilities::detect(ctx);
     // SAFETY: live context; the options are the ones this server has (see Capabilities).
     unsafe { raw::RedisModule_SetModuleOptions.unwrap()(ctx, caps.module_options()) };
     if caps.bloom_category {
-        // SAFETY: live context in OnLoad, where categories must be added; NUL-terminated name.
-        let status = unsafe { raw::RedisModule_AddACLCategory.unwrap()(ctx, c"bloom".as_ptr()) };
-        if status != raw::Status::Ok as c_int {
-            context.log_warning("rsbloom: could not add the ACL category 'bloom'");
-            return ERR;
+        for category in [c"bloom", c"cuckoo"] {
+            // SAFETY: live context in OnLoad, where categories must be added; NUL-terminated.
+            let status =
+                unsafe { raw::RedisModule_AddACLCategory.unwrap()(ctx, category.as_ptr()) };
+            if status != raw::Status::Ok as c_int {
+                context.log_warning(&format!(
+                    "rsbloom: could not add the ACL category {category:?}"
+                ));
+                return ERR;
+            }
         }
     }
     if let Err(e) = commands::table::register(ctx, &caps) {

@@ -21,8 +21,7 @@ use std::ffi::{c_int, CStr, CString};
 
 use redis_module::raw;
 
-use crate::core::Filter;
-use crate::datatype::BLOOM_TYPE;
+use crate::datatype::Stored;
 use crate::errors;
 
 /// The bytes of a Redis string.
@@ -256,11 +255,12 @@ impl Ctx {
     }
 }
 
-/// What a key holds.
-pub enum KeyContent<'a> {
+/// What a key holds, for a command of the family of value type `T`.
+pub enum KeyContent<'a, T> {
     Empty,
-    Bloom(&'a mut Filter),
-    /// A value of another type (a string, a set, another module's).
+    /// A value of this family's type.
+    Value(&'a mut T),
+    /// A value of another type (a string, a set, the other filter family, another module's).
     Other,
 }
 
@@ -269,7 +269,7 @@ pub enum KeyContent<'a> {
 pub struct Key(*mut raw::RedisModuleKey);
 
 impl Key {
-    pub fn content(&mut self) -> KeyContent<'_> {
+    pub fn content<T: Stored>(&mut self) -> KeyContent<'_, T> {
         // SAFETY: KeyType and ModuleTypeGetType accept the (possibly NULL) handle OpenKey gave.
         let kind = unsafe { raw::RedisModule_KeyType.unwrap()(self.0) };
         if kind as isize == raw::REDISMODULE_KEYTYPE_EMPTY {
@@ -277,44 +277,44 @@ impl Key {
         }
         if kind as isize != raw::REDISMODULE_KEYTYPE_MODULE
             // SAFETY: as above.
-            || unsafe { raw::RedisModule_ModuleTypeGetType.unwrap()(self.0) } != *BLOOM_TYPE.raw_type.borrow()
+            || unsafe { raw::RedisModule_ModuleTypeGetType.unwrap()(self.0) } != *T::data_type().raw_type.borrow()
         {
             return KeyContent::Other;
         }
-        // SAFETY: the key holds our type, whose value is a `Box<Filter>` we created; the key
+        // SAFETY: the key holds T's data type, whose values are `Box<T>`s we created; the key
         // stays open (and the value alive) for as long as the exclusive borrow of `self`.
-        KeyContent::Bloom(unsafe {
-            &mut *raw::RedisModule_ModuleTypeGetValue.unwrap()(self.0).cast::<Filter>()
+        KeyContent::Value(unsafe {
+            &mut *raw::RedisModule_ModuleTypeGetValue.unwrap()(self.0).cast::<T>()
         })
     }
 
-    /// The filter in this key, or the error to reply when it is missing (`ERR not found`) or
-    /// of another type, for the commands that need an existing filter.
-    pub fn filter(&mut self) -> Result<&mut Filter, &'static str> {
-        match self.content() {
-            KeyContent::Bloom(filter) => Ok(filter),
+    /// The value in this key, or the error to reply when it is missing (`ERR not found`) or
+    /// of another type, for the commands that need an existing one.
+    pub fn value<T: Stored>(&mut self) -> Result<&mut T, &'static str> {
+        match self.content::<T>() {
+            KeyContent::Value(value) => Ok(value),
             KeyContent::Empty => Err(errors::NOT_FOUND),
             KeyContent::Other => Err(errors::WRONG_TYPE),
         }
     }
 
-    /// Stores a new filter in an empty key opened for writing and returns it.
-    pub fn create(&mut self, filter: Filter) -> &mut Filter {
-        let value = Box::into_raw(Box::new(filter));
+    /// Stores a new value in an empty key opened for writing and returns it.
+    pub fn create<T: Stored>(&mut self, value: T) -> &mut T {
+        let value = Box::into_raw(Box::new(value));
         // SAFETY: the key is open for writing and empty; ownership of `value` passes to Redis,
         // which frees it through the type's free callback.
         unsafe {
             raw::RedisModule_ModuleTypeSetValue.unwrap()(
                 self.0,
-                *BLOOM_TYPE.raw_type.borrow(),
+                *T::data_type().raw_type.borrow(),
                 value.cast(),
             )
         };
         // SAFETY: `value` is alive while the key is (Redis owns it now), and the exclusive
         // borrow of `self` keeps any other reference from being made meanwhile.
-        let filter = unsafe { &mut *value };
-        crate::stats::filter_created(filter);
-        filter
+        let value = unsafe { &mut *value };
+        value.created();
+        value
     }
 }
 

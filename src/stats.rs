@@ -1,5 +1,5 @@
-//! Module-wide statistics for `INFO bf` (section `bf_stats`): live gauges of the Bloom filter
-//! values Redis holds, and counters of the work done since the module loaded.
+//! Module-wide statistics for `INFO bf` (section `bf_stats`): live gauges of the Bloom and cuckoo
+//! filter values Redis holds, and counters of the work done since the module loaded.
 //!
 //! The gauges are kept exact by counting every place a value enters Redis (a command creating
 //! a key, RDB load, COPY) or leaves it (the type's free callback), and every change to a live
@@ -11,7 +11,7 @@ use std::sync::atomic::{AtomicU64, Ordering::Relaxed};
 
 use redis_module::raw;
 
-use crate::core::Filter;
+use crate::core::{Cuckoo, Filter};
 
 static FILTERS: AtomicU64 = AtomicU64::new(0);
 static BYTES: AtomicU64 = AtomicU64::new(0);
@@ -19,6 +19,13 @@ static ITEMS: AtomicU64 = AtomicU64::new(0);
 static ADDS: AtomicU64 = AtomicU64::new(0);
 static CHECKS: AtomicU64 = AtomicU64::new(0);
 static REFUSALS: AtomicU64 = AtomicU64::new(0);
+static CF_FILTERS: AtomicU64 = AtomicU64::new(0);
+static CF_BYTES: AtomicU64 = AtomicU64::new(0);
+static CF_ITEMS: AtomicU64 = AtomicU64::new(0);
+static CF_ADDS: AtomicU64 = AtomicU64::new(0);
+static CF_CHECKS: AtomicU64 = AtomicU64::new(0);
+static CF_DELETES: AtomicU64 = AtomicU64::new(0);
+static CF_REFUSALS: AtomicU64 = AtomicU64::new(0);
 
 /// A filter became a value Redis holds.
 pub fn filter_created(filter: &Filter) {
@@ -32,6 +39,47 @@ pub fn filter_freed(filter: &Filter) {
     FILTERS.fetch_sub(1, Relaxed);
     BYTES.fetch_sub(filter.bit_bytes(), Relaxed);
     ITEMS.fetch_sub(filter.added(), Relaxed);
+}
+
+/// A cuckoo filter became a value Redis holds.
+pub fn cuckoo_created(cf: &Cuckoo) {
+    CF_FILTERS.fetch_add(1, Relaxed);
+    CF_BYTES.fetch_add(cf.slot_bytes(), Relaxed);
+    CF_ITEMS.fetch_add(cf.items(), Relaxed);
+}
+
+/// A cuckoo filter Redis held is being freed.
+pub fn cuckoo_freed(cf: &Cuckoo) {
+    CF_FILTERS.fetch_sub(1, Relaxed);
+    CF_BYTES.fetch_sub(cf.slot_bytes(), Relaxed);
+    CF_ITEMS.fetch_sub(cf.items(), Relaxed);
+}
+
+/// One cuckoo write command's effect on a live filter: its slot bytes and items before and
+/// after (a LOADCHUNK or a compaction changes them without an add), `added` inserts, `deleted`
+/// deletes and `refused` items refused (full, memory, sub-filter limit).
+pub fn cuckoo_changed(
+    before: (u64, u64),
+    after: (u64, u64),
+    added: u64,
+    deleted: u64,
+    refused: u64,
+) {
+    let shift = |cell: &AtomicU64, from: u64, to: u64| {
+        // Wrapping: a cuckoo item count may wrap below zero (RedisBloom's), and the gauge with
+        // it, consistently with the free that subtracts the value's own count.
+        cell.fetch_add(to.wrapping_sub(from), Relaxed);
+    };
+    shift(&CF_BYTES, before.0, after.0);
+    shift(&CF_ITEMS, before.1, after.1);
+    CF_ADDS.fetch_add(added, Relaxed);
+    CF_DELETES.fetch_add(deleted, Relaxed);
+    CF_REFUSALS.fetch_add(refused, Relaxed);
+}
+
+/// `n` items checked by CF.EXISTS / CF.MEXISTS / CF.COUNT.
+pub fn cuckoo_checks(n: u64) {
+    CF_CHECKS.fetch_add(n, Relaxed);
 }
 
 /// A window filter's memory changed by something other than an add (it dropped slices
@@ -62,8 +110,9 @@ pub fn checks(n: u64) {
     CHECKS.fetch_add(n, Relaxed);
 }
 
-/// The fields of the `bf_stats` section, in order.
-pub fn fields() -> [(&'static CStr, u64); 6] {
+/// The fields of the `bf_stats` section, in order: the Bloom filters', then the cuckoo
+/// filters' (`cf_`, with `cf_deletes`).
+pub fn fields() -> [(&'static CStr, u64); 13] {
     [
         (c"filters", FILTERS.load(Relaxed)),
         (c"bytes", BYTES.load(Relaxed)),
@@ -71,6 +120,13 @@ pub fn fields() -> [(&'static CStr, u64); 6] {
         (c"adds", ADDS.load(Relaxed)),
         (c"checks", CHECKS.load(Relaxed)),
         (c"refusals", REFUSALS.load(Relaxed)),
+        (c"cf_filters", CF_FILTERS.load(Relaxed)),
+        (c"cf_bytes", CF_BYTES.load(Relaxed)),
+        (c"cf_items", CF_ITEMS.load(Relaxed)),
+        (c"cf_adds", CF_ADDS.load(Relaxed)),
+        (c"cf_checks", CF_CHECKS.load(Relaxed)),
+        (c"cf_deletes", CF_DELETES.load(Relaxed)),
+        (c"cf_refusals", CF_REFUSALS.load(Relaxed)),
     ]
 }
 

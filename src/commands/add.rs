@@ -69,9 +69,9 @@ fn insert(
     event: &std::ffi::CStr,
 ) {
     let mut key = ctx.open_key(a, 1, true);
-    let filter: &mut Filter = match key.content() {
+    let filter: &mut Filter = match key.content::<Filter>() {
         KeyContent::Other => return ctx.reply_error(errors::WRONG_TYPE),
-        KeyContent::Bloom(filter) => filter,
+        KeyContent::Value(filter) => filter,
         KeyContent::Empty => {
             let Some(spec) = create_as else {
                 return ctx.reply_error(errors::NOT_FOUND);

@@ -10,7 +10,7 @@ use crate::redis::{Args, Ctx, Key, Word};
 use crate::{args, config};
 
 /// A seed from the operating system's random source.
-fn random_seed() -> u64 {
+pub fn random_seed() -> u64 {
     let mut buf = [0u8; 8];
     match std::fs::File::open("/dev/urandom").and_then(|mut f| f.read_exact(&mut buf)) {
         Ok(()) => u64::from_le_bytes(buf),

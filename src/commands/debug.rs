@@ -10,7 +10,7 @@ pub fn debug(ctx: &Ctx, a: &Args) {
         return ctx.reply_wrong_arity();
     }
     let mut key = ctx.open_key(a, 1, false);
-    match key.filter() {
+    match key.value::<Filter>() {
         Err(text) => ctx.reply_error(text),
         Ok(filter) => {
             let lines = match filter {

@@ -1,5 +1,6 @@
 //! BF.EXISTS key item, BF.MEXISTS key item [item ...]
 
+use crate::core::Filter;
 use crate::errors;
 use crate::redis::{Args, Ctx, KeyContent};
 
@@ -21,11 +22,11 @@ pub fn mexists(ctx: &Ctx, a: &Args) {
 /// one boolean, or an array of them when `multi`.
 fn check(ctx: &Ctx, a: &Args, multi: bool) {
     let mut key = ctx.open_key(a, 1, false);
-    let filter = match key.content() {
+    let filter = match key.content::<Filter>() {
         KeyContent::Empty => None,
         // rsbloom: a key of another type is WRONGTYPE, as for every Redis command.
         KeyContent::Other => return ctx.reply_error(errors::WRONG_TYPE),
-        KeyContent::Bloom(filter) => Some(filter),
+        KeyContent::Value(filter) => Some(filter),
     };
     crate::stats::checks((a.len() - 2) as u64);
     if multi {

@@ -102,7 +102,7 @@ pub fn info(ctx: &Ctx, a: &Args) {
         return ctx.reply_wrong_arity();
     }
     let mut key = ctx.open_key(a, 1, false);
-    let filter = match key.filter() {
+    let filter = match key.value::<Filter>() {
         Ok(filter) => filter,
         Err(text) => return ctx.reply_error(text),
     };
@@ -144,9 +144,9 @@ pub fn card(ctx: &Ctx, a: &Args) {
         return ctx.reply_wrong_arity();
     }
     let mut key = ctx.open_key(a, 1, false);
-    match key.content() {
+    match key.content::<Filter>() {
         KeyContent::Empty => ctx.reply_integer(0),
         KeyContent::Other => ctx.reply_error(errors::WRONG_TYPE),
-        KeyContent::Bloom(filter) => ctx.reply_integer(saturate(filter.card(ctx.now_ms()))),
+        KeyContent::Value(filter) => ctx.reply_integer(saturate(filter.card(ctx.now_ms()))),
     }
 }

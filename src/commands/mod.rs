@@ -1,8 +1,9 @@
-//! The BF.* commands, one file per family, on top of the Redis wrapper ([`crate::redis`]) and
+//! The BF.* and CF.* commands, one file per family (`cuckoo` holds every CF command), on top of the Redis wrapper ([`crate::redis`]) and
 //! the core. The table of names, flags, key specs and docs is [`table`].
 
 pub mod add;
 pub mod create;
+pub mod cuckoo;
 pub mod debug;
 pub mod exists;
 pub mod info;

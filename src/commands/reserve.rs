@@ -5,6 +5,7 @@
 
 use super::create::create;
 use crate::args::{self, Refusal};
+use crate::core::Filter;
 use crate::redis::{Args, Ctx, KeyContent};
 use crate::{config, errors};
 
@@ -15,8 +16,8 @@ pub fn reserve(ctx: &Ctx, a: &Args) {
         Err(Refusal::Reply(text)) => return ctx.reply_error(text),
     };
     let mut key = ctx.open_key(a, 1, true);
-    match key.content() {
-        KeyContent::Bloom(_) => return ctx.reply_error(errors::ITEM_EXISTS),
+    match key.content::<Filter>() {
+        KeyContent::Value(_) => return ctx.reply_error(errors::ITEM_EXISTS),
         KeyContent::Other => return ctx.reply_error(errors::WRONG_TYPE),
         KeyContent::Empty => {}
     }

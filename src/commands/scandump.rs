@@ -2,6 +2,7 @@
 //! of a filter (format and iterator rules in `core::scandump`).
 
 use crate::core::scandump::{self, DumpError, Scan};
+use crate::core::Filter;
 use crate::core::FIXED_SEED;
 use crate::redis::{Args, Ctx, KeyContent};
 use crate::{args, config, errors};
@@ -12,7 +13,7 @@ pub fn scandump(ctx: &Ctx, a: &Args) {
     }
     // RedisBloom looks the key up before it parses the iterator.
     let mut key = ctx.open_key(a, 1, false);
-    let filter = match key.filter() {
+    let filter = match key.value::<Filter>() {
         Ok(filter) => filter,
         Err(text) => return ctx.reply_error(text),
     };
@@ -45,7 +46,7 @@ pub fn loadchunk(ctx: &Ctx, a: &Args) {
     };
     let data = a.get(3);
     let mut key = ctx.open_key(a, 1, true);
-    let result = match key.content() {
+    let result = match key.content::<Filter>() {
         KeyContent::Other => return ctx.reply_error(errors::WRONG_TYPE),
         KeyContent::Empty if iterator != 1 => return ctx.reply_error(errors::NOT_FOUND),
         // A chain from a RedisBloom header gets the fixed seed, so that a replica or an AOF
@@ -57,7 +58,7 @@ pub fn loadchunk(ctx: &Ctx, a: &Args) {
                 },
             )
         }
-        KeyContent::Bloom(filter) => scandump::load_chunk(filter, iterator, data),
+        KeyContent::Value(filter) => scandump::load_chunk(filter, iterator, data),
     };
     match result {
         Err(e) => ctx.reply_error(&dump_error_text(&e)),

@@ -501,7 +501,8 @@ mod tests {
     #[test]
     fn redisbloom_hash_fingerprint_and_buckets() {
         // The spec's table: item, h, fp, (b1, b2) for n = 4 and n = 512.
-        let cases: [(&[u8], u64, u8, (u64, u64), (u64, u64)); 9] = [
+        type Case = (&'static [u8], u64, u8, (u64, u64), (u64, u64));
+        let cases: [Case; 9] = [
             (b"", 0, 1, (0, 1), (0, 405)),
             (b"foo", 0xcdde38358fd25b01, 217, (1, 0), (257, 76)),
             (b"item1", 0x7930a108c52a9032, 7, (2, 1), (50, 289)),

@@ -137,18 +137,22 @@ pub fn chunks(cf: &Cuckoo) -> impl Iterator<Item = (u64, &[u8])> {
     })
 }
 
+/// A LOADCHUNK data chunk that does not fit (`Couldn't load chunk!`).
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct ChunkMisfit;
+
 /// LOADCHUNK of a data chunk sent with `iterator` (not 0 or 1): copies it to stream position
 /// `iterator - len - 1`. Refuses (changing nothing) an empty chunk, a position before the
 /// stream or outside every sub-filter, and a chunk running past its sub-filter's end.
-pub fn load_chunk(cf: &mut Cuckoo, iterator: i64, data: &[u8]) -> Result<(), ()> {
+pub fn load_chunk(cf: &mut Cuckoo, iterator: i64, data: &[u8]) -> Result<(), ChunkMisfit> {
     if data.is_empty() {
-        return Err(());
+        return Err(ChunkMisfit);
     }
     let mut position = iterator
         .checked_sub(1)
         .and_then(|p| p.checked_sub(i64::try_from(data.len()).ok()?))
         .and_then(|p| u64::try_from(p).ok())
-        .ok_or(())?;
+        .ok_or(ChunkMisfit)?;
     for slots in cf.slot_arrays_mut() {
         let len = slots.len() as u64;
         if position < len {
@@ -156,13 +160,13 @@ pub fn load_chunk(cf: &mut Cuckoo, iterator: i64, data: &[u8]) -> Result<(), ()>
             let to = from
                 .checked_add(data.len())
                 .filter(|&to| to <= slots.len())
-                .ok_or(())?;
+                .ok_or(ChunkMisfit)?;
             slots[from..to].copy_from_slice(data);
             return Ok(());
         }
         position -= len;
     }
-    Err(())
+    Err(ChunkMisfit)
 }
 
 #[cfg(test)]
@@ -242,10 +246,7 @@ mod tests {
             [(17, hex("00000000 830f0f0f 29000000 00000000"))]
         );
         // A small sub-filter is sent whole whatever the position inside it.
-        assert_eq!(
-            scan(&v1, 3),
-            Some((11, &v1.slot_arrays().next().unwrap()[..]))
-        );
+        assert_eq!(scan(&v1, 3), Some((11, v1.slot_arrays().next().unwrap())));
     }
 
     #[test]
@@ -321,23 +322,23 @@ mod tests {
 
         let mut cf = filter_from_header(&good, u64::MAX).unwrap();
         let before = cf.clone();
-        assert_eq!(load_chunk(&mut cf, 9, b""), Err(()));
+        assert_eq!(load_chunk(&mut cf, 9, b""), Err(ChunkMisfit));
         assert_eq!(
             load_chunk(&mut cf, 5, &[1; 8]),
-            Err(()),
+            Err(ChunkMisfit),
             "starts before the stream"
         );
         assert_eq!(
             load_chunk(&mut cf, 10, &[5]),
-            Err(()),
+            Err(ChunkMisfit),
             "past the end: no wrap"
         );
         assert_eq!(
             load_chunk(&mut cf, 10, &[1; 2]),
-            Err(()),
+            Err(ChunkMisfit),
             "runs past the end"
         );
-        assert_eq!(load_chunk(&mut cf, i64::MIN, &[1]), Err(()));
+        assert_eq!(load_chunk(&mut cf, i64::MIN, &[1]), Err(ChunkMisfit));
         assert_eq!(cf, before);
         assert_eq!(load_chunk(&mut cf, 9, &[5]), Ok(()));
         assert_eq!(cf.slot_arrays().next().unwrap()[7], 5);
