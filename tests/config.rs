@@ -77,7 +77,8 @@ fn expansion(c: &mut redis::Connection, key: &str) -> Reply {
     }
 }
 
-/// The `bf_stats` INFO section as `(field, value)` pairs, fields without the `bf_` prefix.
+/// The Bloom filters' fields of the `bf_stats` INFO section as `(field, value)` pairs, without
+/// the `bf_` prefix (the cuckoo filters' `cf_` fields are tests/cuckoo.rs's).
 fn stats(c: &mut redis::Connection, section: &str) -> Vec<(String, u64)> {
     let text = match run(c, &["INFO", section]) {
         Reply::Bulk(b) => String::from_utf8(b).unwrap(),
@@ -91,6 +92,7 @@ fn stats(c: &mut redis::Connection, section: &str) -> Vec<(String, u64)> {
             let k = k.strip_prefix("bf_").unwrap_or_else(|| panic!("{l:?}"));
             (k.to_string(), v.parse().unwrap_or_else(|_| panic!("{l:?}")))
         })
+        .filter(|(k, _)| !k.starts_with("cf_"))
         .collect()
 }
 

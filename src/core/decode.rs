@@ -499,15 +499,6 @@ impl CuckooHeader {
             .filter(|&n| n < MAX_BUCKETS)
             .ok_or(DecodeError::Buckets)
     }
-
-    /// Bytes of slots of a filter whose sub-filters grew as [`Self::grown_buckets`] says
-    /// (saturating: every limit refuses the sum then).
-    pub fn grown_bytes(&self) -> u64 {
-        (0..self.filters.min(MAX_FILTERS as u64)).fold(0u64, |sum, k| {
-            let buckets = self.grown_buckets(k).unwrap_or(u64::MAX);
-            sum.saturating_add(buckets.saturating_mul(self.bucket_size))
-        })
-    }
 }
 
 /// Builds a decoded cuckoo filter sub-filter by sub-filter, checking each before allocating it.

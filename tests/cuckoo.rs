@@ -1,0 +1,878 @@
+//! Cuckoo filters (CF.*) through the server: every command's replies in RESP2 and RESP3, the
+//! exact error texts, the spec's test vectors (SCANDUMP, DUMP/RESTORE), persistence (RDB, AOF
+//! with LOADCHUNK chunks), replication to identical slots, COPY and DIGEST, MEMORY USAGE,
+//! INFO counters, and every RedisBloom crash of the spec's list answered with an error instead.
+
+mod common;
+
+use common::*;
+use redis::Value;
+
+fn hex(s: &str) -> Vec<u8> {
+    let s: String = s.split_whitespace().collect();
+    (0..s.len())
+        .step_by(2)
+        .map(|i| u8::from_str_radix(&s[i..i + 2], 16).unwrap())
+        .collect()
+}
+
+fn cf_debug(c: &mut redis::Connection, key: &str) -> String {
+    match run(c, &["CF.DEBUG", key]) {
+        Reply::Bulk(b) => String::from_utf8(b).unwrap(),
+        other => panic!("CF.DEBUG {key}: {other:?}"),
+    }
+}
+
+/// Every SCANDUMP step of `key` from iterator 0: `(next, data)`, the end `[0, nil]` included.
+fn scandump(c: &mut redis::Connection, key: &str) -> Vec<(i64, Option<Vec<u8>>)> {
+    let mut out = Vec::new();
+    let mut it = 0;
+    loop {
+        let step = match raw(c, &["CF.SCANDUMP", key, &it.to_string()]) {
+            Value::Array(v) => match (&v[0], &v[1]) {
+                (Value::Int(n), Value::BulkString(b)) => (*n, Some(b.clone())),
+                (Value::Int(n), Value::Nil) => (*n, None),
+                other => panic!("{other:?}"),
+            },
+            other => panic!("CF.SCANDUMP {key} {it}: {other:?}"),
+        };
+        out.push(step.clone());
+        if step.0 == 0 {
+            return out;
+        }
+        it = step.0;
+    }
+}
+
+/// Replays a SCANDUMP into `to` with LOADCHUNK, asserting every OK.
+fn load(c: &mut redis::Connection, to: &str, steps: &[(i64, Option<Vec<u8>>)]) {
+    for (next, data) in steps {
+        if let Some(data) = data {
+            let reply = run(
+                c,
+                &[
+                    b"CF.LOADCHUNK".as_ref(),
+                    to.as_bytes(),
+                    next.to_string().as_bytes(),
+                    data,
+                ],
+            );
+            assert_eq!(reply, ok(), "CF.LOADCHUNK {to} {next}");
+        }
+    }
+}
+
+/// The spec's test vectors, on filters created with `SEED 0` (RedisBloom's hashing).
+fn write_vectors(c: &mut redis::Connection) {
+    for cmd in [
+        "CF.RESERVE v1 8 BUCKETSIZE 2 SEED 0",
+        "CF.ADD v1 item1",
+        "CF.ADD v1 foo",
+        "CF.RESERVE v2 8 BUCKETSIZE 1 SEED 0",
+        "CF.INSERT v2 ITEMS a b c d e f g h i j",
+        "CF.RESERVE v3 4 EXPANSION 2 SEED 0",
+        "CF.INSERT v3 ITEMS 0 1 2 3 4 5 6 7 8 9",
+        "CF.DEL v3 3",
+        "CF.RESERVE v4 16 BUCKETSIZE 4 MAXITERATIONS 5 EXPANSION 0 SEED 0",
+        "CF.INSERT v4 ITEMS x x x",
+    ] {
+        let args: Vec<&str> = cmd.split(' ').collect();
+        assert!(!run(c, &args).is_err(), "{cmd}");
+    }
+    // Items with spaces or empty.
+    assert_eq!(run(c, &["CF.ADD", "v1", ""]), int(1));
+    assert_eq!(
+        run(c, &["CF.INSERT", "v4", "ITEMS", "hello world!", "12345678"]),
+        ints(&[1, 1])
+    );
+}
+
+#[test]
+fn spec_vectors_through_the_server() {
+    let s = Server::new();
+    let mut c = s.conn();
+    write_vectors(&mut c);
+    let header = |items: &str, buckets: &str, filters: &str, tail: &str| {
+        hex(&format!(
+            "{items}00000000000000 {buckets}00000000000000 0000000000000000 {filters}00000000000000 {tail}"
+        ))
+    };
+    assert_eq!(
+        cf_debug(&mut c, "v1"),
+        "bktsize:2 buckets:4 items:3 deletes:0 filters:1 max_iterations:20 expansion:1"
+    );
+    assert_eq!(
+        scandump(&mut c, "v1"),
+        [
+            (1, Some(header("03", "04", "01", "0200 1400 0100"))),
+            (9, Some(hex("0100d900 07000000"))),
+            (0, None)
+        ]
+    );
+    assert_eq!(
+        scandump(&mut c, "v2"),
+        [
+            (1, Some(header("0a", "08", "02", "0100 1400 0100"))),
+            (9, Some(hex("0006cb0000c40010"))),
+            (17, Some(hex("00bca91c00cd154b"))),
+            (0, None)
+        ]
+    );
+    assert_eq!(
+        cf_debug(&mut c, "v3"),
+        "bktsize:2 buckets:2 items:9 deletes:0 filters:2 max_iterations:20 expansion:2"
+    );
+    assert_eq!(
+        scandump(&mut c, "v3"),
+        [
+            (1, Some(header("09", "02", "02", "0200 1400 0200"))),
+            (5, Some(hex("dd0a1365"))),
+            (13, Some(hex("008100006cd4e3ad"))),
+            (0, None)
+        ]
+    );
+    // v4's items went in another order than the spec's (x x x first): the bytes differ, the
+    // debug line does not.
+    assert_eq!(
+        cf_debug(&mut c, "v4"),
+        "bktsize:4 buckets:4 items:5 deletes:0 filters:1 max_iterations:5 expansion:0"
+    );
+    // A small sub-filter is sent whole from any position inside it.
+    assert_eq!(
+        raw(&mut c, &["CF.SCANDUMP", "v1", "3"]),
+        Value::Array(vec![
+            Value::Int(11),
+            Value::BulkString(hex("0100d900 07000000"))
+        ])
+    );
+
+    // DUMP: RedisBloom's fields byte for byte, then rsbloom's seed, under rsbloom's encoding
+    // version (100, in the low 10 bits of the module id), before Redis's RDB version and CRC.
+    let dump = match raw(&mut c, &["DUMP", "v1"]) {
+        Value::BulkString(b) => b,
+        other => panic!("{other:?}"),
+    };
+    let fields = hex("07 81 3016e5a289821464 0201 0204 0203 0200 0202 0214 0201 0200 0204 0508 0100d90007000000 00");
+    assert_eq!(&dump[..fields.len()], &fields[..], "{dump:02x?}");
+    assert_eq!(dump.len(), fields.len() + 10);
+
+    // RESTORE of RedisBloom's own DUMP of vector 1 (RDB version 10, Redis 7.0): the same filter.
+    let redisbloom_dump = hex(
+        "07 81 3016e5a289821404 0201 0204 0203 0200 0202 0214 0201 0204 0508 0100d90007000000 00 0a00 1dd9464c5a1a5099",
+    );
+    assert_eq!(
+        run(
+            &mut c,
+            &[b"RESTORE".as_ref(), b"r1", b"0", &redisbloom_dump]
+        ),
+        ok()
+    );
+    assert_eq!(cf_debug(&mut c, "r1"), cf_debug(&mut c, "v1"));
+    assert_eq!(scandump(&mut c, "r1"), scandump(&mut c, "v1"));
+    for item in ["item1", "foo", ""] {
+        assert_eq!(run(&mut c, &["CF.EXISTS", "r1", item]), int(1));
+    }
+}
+
+#[test]
+fn every_command_in_resp2_and_resp3() {
+    let s = Server::new();
+    for resp3 in [false, true] {
+        let mut c = if resp3 { s.conn_resp3() } else { s.conn() };
+        run(&mut c, &["FLUSHALL"]);
+        let yes = |b: bool| if resp3 { boolean(b) } else { int(i64::from(b)) };
+        assert_eq!(
+            run(&mut c, &["CF.RESERVE", "cf", "1000", "SEED", "42"]),
+            ok()
+        );
+        assert_eq!(run(&mut c, &["CF.ADD", "cf", "a"]), yes(true));
+        assert_eq!(
+            run(&mut c, &["CF.ADD", "cf", "a"]),
+            yes(true),
+            "duplicates are stored"
+        );
+        assert_eq!(run(&mut c, &["CF.ADDNX", "cf", "a"]), yes(false));
+        assert_eq!(run(&mut c, &["CF.ADDNX", "cf", "b"]), yes(true));
+        assert_eq!(run(&mut c, &["CF.COUNT", "cf", "a"]), int(2));
+        assert_eq!(run(&mut c, &["CF.EXISTS", "cf", "b"]), yes(true));
+        assert_eq!(run(&mut c, &["CF.EXISTS", "missing", "b"]), yes(false));
+        assert_eq!(run(&mut c, &["CF.COUNT", "missing", "b"]), int(0));
+        let m = run(
+            &mut c,
+            &["CF.MEXISTS", "cf", "a", "b", "zz-absent-1", "zz-absent-2"],
+        );
+        assert_eq!(m, arr(vec![yes(true), yes(true), yes(false), yes(false)]));
+        // INSERT: 1 / full (-1 in RESP2, false in RESP3); INSERTNX integers in both.
+        assert_eq!(
+            run(
+                &mut c,
+                &[
+                    "CF.RESERVE",
+                    "full",
+                    "4",
+                    "BUCKETSIZE",
+                    "1",
+                    "EXPANSION",
+                    "0",
+                    "SEED",
+                    "7"
+                ]
+            ),
+            ok()
+        );
+        let r = run(&mut c, &["CF.INSERT", "full", "ITEMS", "x", "x", "x", "x"]);
+        let refused = if resp3 { boolean(false) } else { int(-1) };
+        assert_eq!(r, arr(vec![yes(true), yes(true), refused.clone(), refused]));
+        assert_eq!(run(&mut c, &["CF.ADD", "full", "x"]), err("Filter is full"));
+        let r = run(&mut c, &["CF.INSERTNX", "full", "ITEMS", "x", "y"]);
+        assert_eq!(
+            r.clone(),
+            ints(&[0, if r == ints(&[0, 1]) { 1 } else { -1 }])
+        );
+        assert_eq!(
+            run(&mut c, &["CF.INSERTNX", "nx", "ITEMS", "p", "q", "p"]),
+            ints(&[1, 1, 0])
+        );
+        assert_eq!(
+            run(&mut c, &["CF.INSERT", "nc", "NOCREATE", "ITEMS", "p"]),
+            err("ERR not found")
+        );
+        assert_eq!(run(&mut c, &["CF.DEL", "cf", "a"]), yes(true));
+        assert_eq!(run(&mut c, &["CF.DEL", "cf", "zz-absent-1"]), yes(false));
+        assert_eq!(run(&mut c, &["CF.COUNT", "cf", "a"]), int(1));
+        assert_eq!(run(&mut c, &["CF.COMPACT", "cf"]), ok());
+        // CF.INFO: 8 pairs, simple-string names; a map in RESP3.
+        let info = run(&mut c, &["CF.INFO", "cf"]);
+        let pairs = vec![
+            ("Size", 1080),
+            ("Number of buckets", 512),
+            ("Number of filters", 1),
+            ("Number of items inserted", 2),
+            ("Number of items deleted", 0),
+            ("Bucket size", 2),
+            ("Expansion rate", 1),
+            ("Max iterations", 20),
+        ];
+        let expected = if resp3 {
+            Reply::Map(pairs.iter().map(|(k, v)| (status(k), int(*v))).collect())
+        } else {
+            arr(pairs
+                .iter()
+                .flat_map(|(k, v)| [status(k), int(*v)])
+                .collect())
+        };
+        assert_eq!(info, expected);
+        assert_eq!(
+            cf_debug(&mut c, "cf"),
+            "bktsize:2 buckets:512 items:2 deletes:0 filters:1 max_iterations:20 expansion:1"
+        );
+        // SCANDUMP's end is [0, nil] in both protocols; an empty filter dumps nothing.
+        assert_eq!(run(&mut c, &["CF.RESERVE", "empty", "100"]), ok());
+        assert_eq!(
+            run(&mut c, &["CF.SCANDUMP", "empty", "0"]),
+            arr(vec![int(0), Reply::Nil])
+        );
+        // Memory as RedisBloom reports it (its test expects 1112 for this 2-character key).
+        assert_eq!(memory_usage(&mut c, "cf"), 1112);
+        assert_eq!(run(&mut c, &["TYPE", "cf"]), status("MBbloomCF"));
+        // A copy through SCANDUMP / LOADCHUNK answers the same, seed included.
+        let steps = scandump(&mut c, "cf");
+        load(&mut c, "copy", &steps);
+        assert_eq!(scandump(&mut c, "copy"), steps);
+        assert_eq!(digest(&mut c, "copy"), digest(&mut c, "cf"));
+    }
+}
+
+#[test]
+fn errors_and_their_exact_texts() {
+    let s = Server::new();
+    let mut c = s.conn();
+    run(&mut c, &["SET", "str", "v"]);
+    run(&mut c, &["BF.ADD", "bloom", "x"]);
+    assert_eq!(run(&mut c, &["CF.RESERVE", "cf", "100"]), ok());
+    let cases: &[(&[&str], Reply)] = &[
+        (&["CF.RESERVE", "k"], arity("cf.reserve")),
+        (
+            &["CF.RESERVE", "k", "100", "BUCKETSIZE"],
+            arity("cf.reserve"),
+        ),
+        (&["CF.RESERVE", "k", "100", "X"], arity("cf.reserve")),
+        // RedisBloom: SIGSEGV on an option keyword last with an odd count.
+        (
+            &["CF.RESERVE", "k", "100", "EXPANSION", "BUCKETSIZE"],
+            err("Couldn't parse EXPANSION"),
+        ),
+        (
+            &["CF.RESERVE", "k", "100", "X", "MAXITERATIONS"],
+            err("ERR unknown argument for CF.RESERVE"),
+        ),
+        (
+            &["CF.RESERVE", "k", "100", "a", "b"],
+            err("ERR unknown argument for CF.RESERVE"),
+        ),
+        (&["CF.RESERVE", "k", "abc"], err("Bad capacity")),
+        (&["CF.RESERVE", "k", "+10"], err("Bad capacity")),
+        (&["CF.RESERVE", "k", "010"], err("Bad capacity")),
+        (
+            &["CF.RESERVE", "k", "9223372036854775808"],
+            err("Bad capacity"),
+        ),
+        (
+            &["CF.RESERVE", "k", "3"],
+            err("Capacity must be at least (BucketSize * 2)"),
+        ),
+        (
+            &["CF.RESERVE", "k", "-1"],
+            err("Capacity must be at least (BucketSize * 2)"),
+        ),
+        (
+            &["CF.RESERVE", "k", "100", "MAXITERATIONS", "x"],
+            err("Couldn't parse MAXITERATIONS"),
+        ),
+        (
+            &["CF.RESERVE", "k", "100", "BUCKETSIZE", "1.5"],
+            err("Couldn't parse BUCKETSIZE"),
+        ),
+        (
+            &["CF.RESERVE", "k", "100", "MAXITERATIONS", "65536"],
+            err("MAXITERATIONS: value must be an integer between 1 and 65535, inclusive."),
+        ),
+        (
+            &["CF.RESERVE", "k", "100", "BUCKETSIZE", "256"],
+            err("BUCKETSIZE: value must be an integer between 1 and 255, inclusive."),
+        ),
+        (
+            &["CF.RESERVE", "k", "100", "EXPANSION", "32769"],
+            err("EXPANSION: value must be an integer between 0 and 32768, inclusive."),
+        ),
+        // MAXITERATIONS is checked before BUCKETSIZE, whatever the order given.
+        (
+            &[
+                "CF.RESERVE",
+                "k",
+                "100",
+                "BUCKETSIZE",
+                "0",
+                "MAXITERATIONS",
+                "0",
+            ],
+            err("MAXITERATIONS: value must be an integer between 1 and 65535, inclusive."),
+        ),
+        (
+            &["CF.RESERVE", "k", "100", "SEED", "-1"],
+            err("ERR SEED needs an unsigned 64-bit integer"),
+        ),
+        (&["CF.RESERVE", "cf", "100"], err("ERR item exists")),
+        (&["CF.RESERVE", "str", "100"], err(WRONG)),
+        (&["CF.RESERVE", "bloom", "100"], err(WRONG)),
+        (
+            &["CF.RESERVE", "k", "9223372036854775807"],
+            err("ERR Insufficient memory to create filter"),
+        ),
+        (&["CF.ADD", "str", "x"], err(WRONG)),
+        (&["CF.ADD", "cf"], arity("cf.add")),
+        (&["BF.ADD", "cf", "x"], err(WRONG)),
+        (&["CF.INSERT", "cf", "ITEMS"], arity("cf.insert")),
+        (&["CF.INSERT", "cf", "CAPACITY"], arity("cf.insert")),
+        (
+            &["CF.INSERT", "cf", "NOCREATE", "x"],
+            err("Unknown argument received"),
+        ),
+        (&["CF.INSERT", "cf", "NOCREATE", "NX"], arity("cf.insert")),
+        (
+            &["CF.INSERT", "cf", "BOGUS", "ITEMS", "x"],
+            err("Unknown argument received"),
+        ),
+        (
+            &["CF.INSERT", "cf", "", "ITEMS", "x"],
+            err("Unknown argument received"),
+        ),
+        (
+            &["CF.INSERT", "cf", "CAPACITY", "x", "ITEMS", "x"],
+            err("Bad capacity"),
+        ),
+        (
+            &["CF.INSERT", "cf", "CAPACITY", "3", "ITEMS", "x"],
+            err("Capacity must be at least (BucketSize * 2)"),
+        ),
+        (
+            &["CF.INSERTNX", "nokey", "NOCREATE", "ITEMS", "x"],
+            err("ERR not found"),
+        ),
+        // rsbloom: readers answer WRONGTYPE for another type (RedisBloom reads it as empty).
+        (&["CF.EXISTS", "str", "x"], err(WRONG)),
+        (&["CF.MEXISTS", "bloom", "x"], err(WRONG)),
+        (&["CF.COUNT", "str", "x"], err(WRONG)),
+        (&["CF.DEL", "str", "x"], err(WRONG)),
+        (&["CF.COMPACT", "str"], err(WRONG)),
+        (&["CF.DEL", "nokey", "x"], err("Not found")),
+        (&["CF.COMPACT", "nokey"], err("Cuckoo filter was not found")),
+        (&["CF.INFO", "nokey"], err("ERR not found")),
+        (&["CF.INFO", "str"], err(WRONG)),
+        (&["CF.INFO", "cf", "Size"], arity("cf.info")),
+        (&["CF.DEBUG", "nokey"], err("ERR not found")),
+        (&["CF.SCANDUMP", "cf", "-1"], err("Invalid position")),
+        (&["CF.SCANDUMP", "nokey", "x"], err("Invalid position")),
+        (&["CF.SCANDUMP", "nokey", "0"], err("ERR not found")),
+        (&["CF.SCANDUMP", "str", "0"], err(WRONG)),
+        (&["CF.LOADCHUNK", "str", "0", "x"], err("Invalid position")),
+        (
+            &["CF.LOADCHUNK", "nokey", "x", "x"],
+            err("Invalid position"),
+        ),
+        (
+            &["CF.LOADCHUNK", "nokey", "1", "short"],
+            err("Invalid header"),
+        ),
+        (
+            &["CF.LOADCHUNK", "cf", "1", "short"],
+            err("ERR item exists"),
+        ),
+        (&["CF.LOADCHUNK", "str", "1", "x"], err(WRONG)),
+        (&["CF.LOADCHUNK", "nokey", "9", "x"], err("ERR not found")),
+        (
+            &["CF.LOADCHUNK", "cf", "9", ""],
+            err("Couldn't load chunk!"),
+        ),
+        (
+            &["CF.LOADCHUNK", "cf", "-3", "x"],
+            err("Couldn't load chunk!"),
+        ),
+    ];
+    for (args, expected) in cases {
+        assert_eq!(&run(&mut c, args), expected, "{args:?}");
+    }
+    // Nothing above created a key.
+    let mut keys: Vec<String> = match run(&mut c, &["KEYS", "*"]) {
+        Reply::Arr(v) => v
+            .into_iter()
+            .map(|k| match k {
+                Reply::Bulk(b) => String::from_utf8(b).unwrap(),
+                other => panic!("{other:?}"),
+            })
+            .collect(),
+        other => panic!("{other:?}"),
+    };
+    keys.sort();
+    assert_eq!(keys, ["bloom", "cf", "str"]);
+}
+
+const WRONG: &str = "WRONGTYPE Operation against a key holding the wrong kind of value";
+
+#[test]
+fn the_sub_filter_limit_per_command_and_per_item() {
+    let s = Server::with_args(&["CF_MAX_EXPANSIONS", "4"], &[]);
+    let mut c = s.conn();
+    assert_eq!(
+        run(&mut c, &["CONFIG", "GET", "bf.cf-max-expansions"]),
+        arr(vec![bulk("bf.cf-max-expansions"), bulk("4")])
+    );
+    assert_eq!(
+        run(
+            &mut c,
+            &["CF.RESERVE", "k", "4", "BUCKETSIZE", "1", "SEED", "0"]
+        ),
+        ok()
+    );
+    // Copies of one item cannot be kicked: each sub-filter takes 2 (its two buckets of one
+    // slot). RedisBloom grows past the limit within one command; rsbloom refuses the growth.
+    let r = run(
+        &mut c,
+        &[
+            "CF.INSERT",
+            "k",
+            "ITEMS",
+            "x",
+            "x",
+            "x",
+            "x",
+            "x",
+            "x",
+            "x",
+            "x",
+            "x",
+            "x",
+        ],
+    );
+    assert_eq!(r, ints(&[1, 1, 1, 1, 1, 1, 1, 1, -1, -1]));
+    assert!(
+        cf_debug(&mut c, "k").contains("filters:4"),
+        "{}",
+        cf_debug(&mut c, "k")
+    );
+    // At the limit: the whole command is refused, even an ADDNX of a present item.
+    assert_eq!(
+        run(&mut c, &["CF.ADD", "k", "y"]),
+        err("Maximum expansions reached")
+    );
+    assert_eq!(
+        run(&mut c, &["CF.ADDNX", "k", "x"]),
+        err("Maximum expansions reached")
+    );
+    assert_eq!(
+        run(&mut c, &["CF.INSERT", "k", "ITEMS", "y"]),
+        err("Maximum expansions reached")
+    );
+    // The config moves the limit.
+    assert_eq!(
+        run(&mut c, &["CONFIG", "SET", "bf.cf-max-expansions", "5"]),
+        ok()
+    );
+    assert_eq!(run(&mut c, &["CF.ADD", "k", "x"]), int(1));
+    assert_eq!(
+        run(&mut c, &["CONFIG", "SET", "bf.cf-max-expansions", "0"]).is_err(),
+        true
+    );
+    // With a limit of 1 an implicit creation would be refused at once: nothing is created.
+    assert_eq!(
+        run(&mut c, &["CONFIG", "SET", "bf.cf-max-expansions", "1"]),
+        ok()
+    );
+    assert_eq!(
+        run(&mut c, &["CF.ADD", "new", "x"]),
+        err("Maximum expansions reached")
+    );
+    assert_eq!(run(&mut c, &["EXISTS", "new"]), int(0));
+}
+
+#[test]
+fn hostile_inputs_get_errors_not_crashes() {
+    let s = Server::with_args(&[], &["--bf.max-filter-bytes", "64mb"]);
+    let mut c = s.conn();
+    let limit = 64 << 20;
+    let too_large = |needed: u64| {
+        err(&format!(
+            "ERR filter would need {needed} bytes, over the per-filter limit of {limit} bytes \
+             (config bf.max-filter-bytes, module argument MAX_FILTER_BYTES)"
+        ))
+    };
+    // RedisBloom: an OOM abort for each.
+    assert_eq!(
+        run(&mut c, &["CF.RESERVE", "k", "1000000000000000"]),
+        too_large(1 << 50)
+    );
+    assert_eq!(
+        run(
+            &mut c,
+            &[
+                "CF.RESERVE",
+                "k",
+                "1000000000000000",
+                "BUCKETSIZE",
+                "255",
+                "EXPANSION",
+                "32768"
+            ]
+        ),
+        too_large((1u64 << 42) * 255)
+    );
+    assert_eq!(
+        run(
+            &mut c,
+            &[
+                "CF.INSERT",
+                "k",
+                "CAPACITY",
+                "1000000000000000",
+                "ITEMS",
+                "1"
+            ]
+        ),
+        too_large(1 << 50)
+    );
+    assert_eq!(
+        run(&mut c, &["CF.RESERVE", "d", "72057594037927936"]),
+        too_large(1 << 56)
+    );
+    // 2^56 buckets or more: RedisBloom's own reply.
+    assert_eq!(
+        run(&mut c, &["CF.RESERVE", "d", "144115188075855872"]),
+        err("ERR Insufficient memory to create filter")
+    );
+    // Growth past the limit: that item is refused (error for ADD, -1 in INSERT).
+    assert_eq!(
+        run(
+            &mut c,
+            &[
+                "CF.RESERVE",
+                "h",
+                "16",
+                "BUCKETSIZE",
+                "1",
+                "EXPANSION",
+                "32768",
+                "MAXITERATIONS",
+                "1"
+            ]
+        ),
+        ok()
+    );
+    let mut saw_limit = false;
+    for i in 0..200 {
+        match run(&mut c, &["CF.ADD", "h", "same"]) {
+            Reply::Int(1) => {}
+            Reply::Err(e) => {
+                assert_eq!(
+                    Reply::Err(e),
+                    too_large(16 + 16 * 32768 + 16 * 32768 * 32768),
+                    "add {i}"
+                );
+                saw_limit = true;
+                break;
+            }
+            other => panic!("{other:?}"),
+        }
+    }
+    assert!(saw_limit, "the memory limit never refused a growth");
+    // LOADCHUNK headers: expansion 0 with 2 sub-filters (RedisBloom: SIGFPE on the next read),
+    // 2^40 buckets of 255 slots and 2^55 buckets (RedisBloom: OOM abort), 65537 sub-filters
+    // (RedisBloom: read as 1).
+    let header = |buckets: u64, filters: u64, bucket_size: u16, expansion: u16| {
+        let mut h = Vec::new();
+        for v in [1u64, buckets, 0, filters] {
+            h.extend_from_slice(&v.to_le_bytes());
+        }
+        for v in [bucket_size, 20, expansion] {
+            h.extend_from_slice(&v.to_le_bytes());
+        }
+        h
+    };
+    let loadchunk =
+        |c: &mut redis::Connection, h: &[u8]| run(c, &[b"CF.LOADCHUNK".as_ref(), b"lc", b"1", h]);
+    assert_eq!(
+        loadchunk(&mut c, &header(4, 2, 2, 0)),
+        err("Couldn't create filter!")
+    );
+    assert_eq!(
+        loadchunk(&mut c, &header(4, 65537, 2, 1)),
+        err("Couldn't create filter!")
+    );
+    assert_eq!(
+        loadchunk(&mut c, &header(4, 1, 2, 3)),
+        err("Couldn't create filter!")
+    );
+    assert_eq!(
+        loadchunk(&mut c, &header(1 << 40, 1, 255, 1)),
+        too_large((1 << 40) * 255)
+    );
+    assert_eq!(
+        loadchunk(&mut c, &header(1 << 55, 1, 1, 1)),
+        too_large(1 << 55)
+    );
+    // Five sub-filters of expansion 32768 (RedisBloom: a 143 s stall, then an OOM abort): the
+    // last would need 2^62 buckets.
+    assert_eq!(
+        loadchunk(&mut c, &header(4, 5, 2, 32768)),
+        err("Couldn't create filter!")
+    );
+    assert_eq!(run(&mut c, &["EXISTS", "lc"]), int(0));
+    assert_eq!(loadchunk(&mut c, &header(4, 1, 2, 1)), ok());
+    // A chunk past the end does not wrap into the last sub-filter.
+    assert_eq!(
+        run(&mut c, &["CF.LOADCHUNK", "lc", "10", "\x05"]),
+        err("Couldn't load chunk!")
+    );
+
+    // 140,000 items into a 2-slot filter: RedisBloom stalls 25 s and dies with SIGFPE when its
+    // 16-bit sub-filter count wraps. Here the limit holds per item: done at once.
+    assert_eq!(
+        run(
+            &mut c,
+            &[
+                "CF.RESERVE",
+                "tiny",
+                "2",
+                "BUCKETSIZE",
+                "1",
+                "MAXITERATIONS",
+                "1"
+            ]
+        ),
+        ok()
+    );
+    let mut args = vec!["CF.INSERT".to_string(), "tiny".into(), "ITEMS".into()];
+    args.extend((0..140_000).map(|i| i.to_string()));
+    let started = std::time::Instant::now();
+    let r = match run(&mut c, &args) {
+        Reply::Arr(v) => v,
+        other => panic!("{other:?}"),
+    };
+    let took = started.elapsed();
+    let added = r.iter().filter(|&v| v == &int(1)).count();
+    let refused = r.iter().filter(|&v| v == &int(-1)).count();
+    assert_eq!(added + refused, 140_000);
+    assert!(refused > 139_000, "{added} added");
+    assert!(
+        cf_debug(&mut c, "tiny").contains("filters:32"),
+        "{}",
+        cf_debug(&mut c, "tiny")
+    );
+    eprintln!("140,000 items into a 2-slot filter: {added} added, {refused} refused in {took:?}");
+
+    // Crafted RESTORE payloads (RedisBloom: assertion abort, abort, EOF panic, SIGSEGV, SIGFPE).
+    // Each is refused as bad data, and the server lives on.
+    assert_eq!(
+        crc64(b"123456789"),
+        0xe9c6_d914_c4b8_d9ca,
+        "Redis's CRC-64 check value"
+    );
+    let good = match raw(&mut c, &["DUMP", "lc"]) {
+        Value::BulkString(b) => b,
+        other => panic!("{other:?}"),
+    };
+    assert_eq!(
+        run(&mut c, &[b"RESTORE".as_ref(), b"again", b"0", &good]),
+        ok()
+    );
+    for (name, body) in [
+        (
+            "slot array shorter than its buckets",
+            "0201 0204 0201 0200 0202 0214 0201 0200 0204 0507 00000000000000",
+        ),
+        (
+            "bucket size 300",
+            "0201 0204 0201 0200 02412c 0214 0201 0200 0204 0508 0000000000000000",
+        ),
+        ("truncated", "0201 0204 0201 0200 0202 0214 0201 0200"),
+        ("0 sub-filters", "0200 0204 0201 0200 0202 0214 0201 0200"),
+        (
+            "0 buckets",
+            "0201 0200 0201 0200 0202 0214 0201 0200 0200 0500",
+        ),
+    ] {
+        let payload = redump(&good, &hex(body));
+        let reply = run(&mut c, &[b"RESTORE".as_ref(), b"bad", b"0", &payload]);
+        assert_eq!(reply, err("ERR Bad data format"), "{name}");
+    }
+    assert_eq!(run(&mut c, &["PING"]), status("PONG"));
+}
+
+/// A DUMP payload like `good` (a module value of rsbloom's cuckoo type) whose fields are
+/// `body` instead: the same type byte, module id, EOF opcode and RDB version, and a fresh CRC.
+fn redump(good: &[u8], body: &[u8]) -> Vec<u8> {
+    let mut v = good[..10].to_vec();
+    v.extend_from_slice(body);
+    v.push(0); // the module value's EOF opcode
+    let version = &good[good.len() - 10..good.len() - 8];
+    v.extend_from_slice(version);
+    let crc = crc64(&v);
+    v.extend_from_slice(&crc.to_le_bytes());
+    v
+}
+
+/// Redis's CRC-64 (Jones polynomial, reflected), which DUMP payloads end with.
+fn crc64(data: &[u8]) -> u64 {
+    const POLY: u64 = 0x95ac_9329_ac4b_c9b5;
+    let mut crc = 0u64;
+    for &b in data {
+        crc ^= u64::from(b);
+        for _ in 0..8 {
+            crc = if crc & 1 == 1 {
+                (crc >> 1) ^ POLY
+            } else {
+                crc >> 1
+            };
+        }
+    }
+    crc
+}
+
+#[test]
+fn persistence_replication_and_aof_keep_every_slot() {
+    let mut p = Server::with_args(
+        &[],
+        &[
+            "--appendonly",
+            "yes",
+            "--appendfsync",
+            "always",
+            "--aof-use-rdb-preamble",
+            "no",
+        ],
+    );
+    let replica = p.start_replica(&[]);
+    let mut pc = p.conn();
+    let mut rc = replica.conn();
+    write_vectors(&mut pc);
+    // A seeded filter with growth, deletes and compaction, and one created implicitly.
+    assert_eq!(
+        run(&mut pc, &["CF.RESERVE", "grown", "64", "EXPANSION", "2"]),
+        ok()
+    );
+    let its = items("g-", 600);
+    let mut args = vec!["CF.INSERT", "grown", "ITEMS"];
+    args.extend(its.iter().map(String::as_str));
+    run(&mut pc, &args);
+    for it in &its[..100] {
+        assert_eq!(run(&mut pc, &["CF.DEL", "grown", it]), int(1));
+    }
+    assert_eq!(run(&mut pc, &["CF.ADD", "implicit", "x"]), int(1));
+    // LOADCHUNK chunks are replicated and reach the AOF (RedisBloom's replicas lose them).
+    let steps = scandump(&mut pc, "grown");
+    load(&mut pc, "loaded", &steps);
+    assert_eq!(run(&mut pc, &["CF.COMPACT", "loaded"]), ok());
+    assert_eq!(run(&mut pc, &["WAIT", "1", "5000"]), int(1));
+    let keys = ["v1", "v2", "v3", "v4", "grown", "implicit", "loaded"];
+    let snapshot =
+        |c: &mut redis::Connection| -> Vec<(Reply, String, Vec<(i64, Option<Vec<u8>>)>)> {
+            keys.iter()
+                .map(|k| (digest(c, k), cf_debug(c, k), scandump(c, k)))
+                .collect()
+        };
+    let before = snapshot(&mut pc);
+    assert_eq!(
+        snapshot(&mut rc),
+        before,
+        "the replica holds identical filters"
+    );
+    // The seed travels: the implicit filter's header carries rsbloom's seed trailer.
+    let header = scandump(&mut pc, "implicit")[0].1.clone().unwrap();
+    assert_eq!(header.len(), 54);
+    assert_eq!(&header[38..46], b"rsbloomS");
+    // RDB: DEBUG RELOAD. AOF: a restart replays the commands (the chunks included), and after
+    // a rewrite (no RDB preamble) the CF.LOADCHUNK commands the type's aof_rewrite emits.
+    assert_eq!(run(&mut pc, &["DEBUG", "RELOAD"]), ok());
+    assert_eq!(snapshot(&mut pc), before, "after DEBUG RELOAD");
+    drop(pc);
+    p.restart();
+    let mut pc = p.conn();
+    assert_eq!(snapshot(&mut pc), before, "after replaying the commands");
+    assert!(!run(&mut pc, &["BGREWRITEAOF"]).is_err());
+    p.wait_for("the AOF rewrite", 60, || {
+        info_field(&mut pc, "persistence", "aof_rewrite_in_progress") == "0"
+            && info_field(&mut pc, "persistence", "aof_rewrite_scheduled") == "0"
+    });
+    drop(pc);
+    p.restart();
+    let mut pc = p.conn();
+    assert_eq!(
+        snapshot(&mut pc),
+        before,
+        "after replaying the rewritten AOF"
+    );
+    // COPY is deep, DIGEST sees the difference once the copy changes.
+    assert_eq!(run(&mut pc, &["COPY", "grown", "grown2"]), int(1));
+    assert_eq!(digest(&mut pc, "grown2"), digest(&mut pc, "grown"));
+    assert_eq!(run(&mut pc, &["CF.ADD", "grown2", "new"]), int(1));
+    assert_ne!(digest(&mut pc, "grown2"), digest(&mut pc, "grown"));
+    // INFO counters: 8 cuckoo filters now; since the restart, one add, no delete.
+    assert_eq!(info_field(&mut pc, "bf", "bf_cf_filters"), "8");
+    assert_eq!(info_field(&mut pc, "bf", "bf_cf_adds"), "1");
+    assert_eq!(info_field(&mut pc, "bf", "bf_cf_deletes"), "0");
+    let items: u64 = keys
+        .iter()
+        .chain(&["grown2"])
+        .map(|k| {
+            let line = cf_debug(&mut pc, k);
+            line.split("items:")
+                .nth(1)
+                .unwrap()
+                .split(' ')
+                .next()
+                .unwrap()
+                .parse::<u64>()
+                .unwrap()
+        })
+        .sum();
+    assert_eq!(info_field(&mut pc, "bf", "bf_cf_items"), items.to_string());
+}
