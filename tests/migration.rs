@@ -424,3 +424,205 @@ fn redisbloom_on_redis_7_4_moves_to_rsbloom_on_valkey_9_1() {
         "Redis 7.0 after SCANDUMP/LOADCHUNK from Redis 7.4",
     );
 }
+
+/// Cuckoo filter shapes built on RedisBloom: `(key, CF.RESERVE arguments after the key, adds,
+/// deletes)`. Growth, kicks, duplicates, deletes and compaction all happen; `implicit` is
+/// created by CF.ADD.
+const CF_SHAPES: &[(&str, &[&str], usize, usize)] = &[
+    ("c1", &["1000"], 3000, 500),
+    ("c2", &["64", "BUCKETSIZE", "1"], 600, 100),
+    (
+        "c3",
+        &["256", "BUCKETSIZE", "4", "MAXITERATIONS", "500"],
+        1000,
+        0,
+    ),
+    (
+        "c4",
+        &["64", "EXPANSION", "4", "MAXITERATIONS", "500"],
+        1000,
+        300,
+    ),
+    (
+        "c5",
+        &[
+            "16",
+            "BUCKETSIZE",
+            "4",
+            "MAXITERATIONS",
+            "5",
+            "EXPANSION",
+            "0",
+        ],
+        40,
+        3,
+    ),
+    ("empty", &["100"], 0, 0),
+    ("implicit", &[], 500, 50),
+];
+
+/// What a cuckoo filter answers: CF.INFO, CF.DEBUG, its SCANDUMP stream, and EXISTS / COUNT of
+/// its items and of 2,000 others.
+fn cf_snapshot(con: &mut redis::Connection, key: &str, its: &[String]) -> Vec<Reply> {
+    let mut out = vec![run(con, &["CF.INFO", key]), run(con, &["CF.DEBUG", key])];
+    let mut it = 0i64;
+    loop {
+        let r = run(con, &["CF.SCANDUMP", key, &it.to_string()]);
+        let next = match &r {
+            Reply::Arr(v) => match v[0] {
+                Reply::Int(n) => n,
+                _ => panic!("{r:?}"),
+            },
+            _ => panic!("{r:?}"),
+        };
+        out.push(r);
+        if next == 0 {
+            break;
+        }
+        it = next;
+    }
+    let others = items("other", 2000);
+    out.extend(batched(con, "CF.MEXISTS", key, its));
+    out.extend(batched(con, "CF.MEXISTS", key, &others));
+    for item in its.iter().chain(&others).step_by(7) {
+        out.push(run(con, &["CF.COUNT", key, item]));
+    }
+    out
+}
+
+#[test]
+fn redisbloom_cuckoo_filters_load_by_rdb_dump_and_scandump() {
+    let rb = Server::try_with_module(&redisbloom_so(), None, &[], &[])
+        .unwrap_or_else(|log| panic!("RedisBloom failed to start:\n{log}"));
+    let mut c = rb.conn();
+    let mut keys = Vec::new();
+    for &(key, reserve, adds, deletes) in CF_SHAPES {
+        if !reserve.is_empty() {
+            let mut args = vec!["CF.RESERVE", key];
+            args.extend_from_slice(reserve);
+            assert_eq!(run(&mut c, &args), ok(), "{args:?}");
+        }
+        // Duplicates: item i % (adds / 2).
+        let its: Vec<String> = (0..adds)
+            .map(|i| format!("{key}:{}", i % (adds / 2).max(1)))
+            .collect();
+        for it in &its {
+            let r = run(&mut c, &["CF.ADD", key, it]);
+            assert!(r == int(1) || r == err("Filter is full"), "{key}: {r:?}");
+        }
+        for it in &its[..deletes] {
+            run(&mut c, &["CF.DEL", key, it]);
+        }
+        keys.push((key, its));
+    }
+    let want: Vec<Vec<Reply>> = keys
+        .iter()
+        .map(|(k, its)| cf_snapshot(&mut c, k, its))
+        .collect();
+    let memory: Vec<i64> = keys.iter().map(|(k, _)| memory_usage(&mut c, k)).collect();
+    let dumps: Vec<Reply> = keys
+        .iter()
+        .map(|(k, _)| run(&mut c, &["DUMP", k]))
+        .collect();
+    save(&mut c);
+    drop(c);
+
+    // RDB: the same answers, bytes, sizes and MEMORY USAGE.
+    let rs = Server::try_with_module(&module_path(), Some(&rb.dir.join("dump.rdb")), &[], &[])
+        .unwrap_or_else(|log| panic!("rsbloom failed to load RedisBloom's RDB:\n{log}"));
+    let mut c = rs.conn();
+    for (((key, its), want), mem) in keys.iter().zip(&want).zip(&memory) {
+        assert_eq!(&cf_snapshot(&mut c, key, its), want, "{key} from the RDB");
+        assert_eq!(memory_usage(&mut c, key), *mem, "MEMORY USAGE {key}");
+        assert_eq!(
+            run(&mut c, &["TYPE", key]),
+            Reply::Status("MBbloomCF".into())
+        );
+    }
+    // In rsbloom's encoding after a reload, and through RedisBloom's DUMP payloads.
+    assert_eq!(run(&mut c, &["DEBUG", "RELOAD"]), ok());
+    for (((key, its), want), dump) in keys.iter().zip(&want).zip(&dumps) {
+        assert_eq!(
+            &cf_snapshot(&mut c, key, its),
+            want,
+            "{key} after DEBUG RELOAD"
+        );
+        let Reply::Bulk(payload) = dump else {
+            panic!("{dump:?}")
+        };
+        let copy = format!("{key}-restored");
+        assert_eq!(
+            run(
+                &mut c,
+                &[b"RESTORE".as_ref(), copy.as_bytes(), b"0", payload]
+            ),
+            ok()
+        );
+        assert_eq!(
+            &cf_snapshot(&mut c, &copy, its),
+            want,
+            "{key} from RedisBloom's DUMP"
+        );
+    }
+    // A live copy through RedisBloom's SCANDUMP stream (a filter with items: RedisBloom dumps
+    // none of an empty one).
+    let mut from = rb_conn_again(&rb.dir.join("dump.rdb"));
+    for (key, its) in keys.iter().filter(|(k, _)| *k != "empty") {
+        let copy = format!("{key}-scanned");
+        let mut it = 0i64;
+        loop {
+            let Reply::Arr(v) = run(&mut from.1, &["CF.SCANDUMP", key, &it.to_string()]) else {
+                panic!()
+            };
+            let Reply::Int(next) = v[0] else {
+                panic!("{v:?}")
+            };
+            if next == 0 {
+                break;
+            }
+            let Reply::Bulk(data) = &v[1] else {
+                panic!("{v:?}")
+            };
+            let r = run(
+                &mut c,
+                &[
+                    b"CF.LOADCHUNK".as_ref(),
+                    copy.as_bytes(),
+                    next.to_string().as_bytes(),
+                    data,
+                ],
+            );
+            assert_eq!(r, ok(), "LOADCHUNK {copy} {next}");
+            it = next;
+        }
+        let want = cf_snapshot(&mut from.1, key, its);
+        assert_eq!(
+            cf_snapshot(&mut c, &copy, its),
+            want,
+            "{key} through SCANDUMP"
+        );
+    }
+    // Filters from RedisBloom keep its hashing: new adds and deletes answer as there.
+    for (key, _) in &keys {
+        let a = run(&mut c, &["CF.ADD", key, "after the move"]);
+        let b = run(&mut from.1, &["CF.ADD", key, "after the move"]);
+        assert_eq!(a, b, "CF.ADD {key}");
+        assert_eq!(
+            run(&mut c, &["CF.DEL", key, "after the move"]),
+            run(&mut from.1, &["CF.DEL", key, "after the move"])
+        );
+        assert_eq!(
+            run(&mut c, &["CF.SCANDUMP", key, "1"]),
+            run(&mut from.1, &["CF.SCANDUMP", key, "1"]),
+            "{key}"
+        );
+    }
+}
+
+/// RedisBloom started again on its own RDB, for the SCANDUMP leg.
+fn rb_conn_again(rdb: &std::path::Path) -> (Server, redis::Connection) {
+    let rb = Server::try_with_module(&redisbloom_so(), Some(rdb), &[], &[])
+        .unwrap_or_else(|log| panic!("RedisBloom failed to restart:\n{log}"));
+    let c = rb.conn();
+    (rb, c)
+}
