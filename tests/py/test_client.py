@@ -1,4 +1,4 @@
-"""redis-py's r.bf() API against rsbloom, in RESP2 and RESP3.
+"""redis-py's r.bf() and r.cf() APIs against rsbloom, in RESP2 and RESP3.
 
 Every reply is checked exactly, including its Python type: RESP2 gives ints for add/exists
 results, RESP3 gives bools. Filters that take exact "new item → 1" assertions are kept lightly
@@ -8,7 +8,7 @@ false positive would otherwise make a run flaky.
 
 import pytest
 import redis
-from redis.commands.bf.info import BFInfo
+from redis.commands.bf.info import BFInfo, CFInfo
 
 WRONGTYPE = "WRONGTYPE Operation against a key holding the wrong kind of value"
 
@@ -462,3 +462,120 @@ def test_window_filters_through_the_bf_api(r, window):
             bf.madd("w", *[f"x{j}" for j in range(start, start + 400)])
         assert sum(map(int, bf.mexists("w", *old))) <= 3
         check(bf.exists("w", "x2399"), b(r, 1))
+
+
+# --- r.cf(): cuckoo filters --------------------------------------------------------------------
+
+CF_INFO_NAMES = [
+    "Size",
+    "Number of buckets",
+    "Number of filters",
+    "Number of items inserted",
+    "Number of items deleted",
+    "Bucket size",
+    "Expansion rate",
+    "Max iterations",
+]
+
+
+def cf_info(r, key):
+    """r.cf().info() as a CFInfo: RESP3 with legacy responses returns the raw map."""
+    res = r.cf().info(key)
+    if isinstance(res, CFInfo):
+        return res
+    assert isinstance(res, dict), res
+    assert list(res) == [n.encode() for n in CF_INFO_NAMES]
+    return CFInfo([x for k, v in res.items() for x in (k.decode(), v)])
+
+
+def test_cf_redis_py_own_expectations(r):
+    """What redis-py's tests/test_bloom.py asserts of CF (and its create options)."""
+    cf = r.cf()
+    assert cf.create("cuckoo", 1000)
+    assert cf.create("cuckoo_e", 1000, expansion=1)
+    assert cf.create("cuckoo_bs", 1000, bucket_size=4)
+    assert cf.create("cuckoo_mi", 1000, max_iterations=10)
+    assert cf.reserve("cuckoo_r", 1000)
+    raises("item exists", cf.create, "cuckoo", 1000)  # redis-py strips "ERR "
+    check(cf.insert("captest", ["foo"]), bits(r, 1))
+    check(cf.insertnx("captest", ["foo"], nocreate="1"), [0])
+    check(cf.insertnx("captest2", ["foo"], capacity=1000), [1])
+    check(cf.insertnx("captest", ["foo", "bar", "baz"]), [0, 1, 1])
+    check(cf.insert("captest", ["foo", "qux"]), bits(r, 1, 1))
+    i = cf_info(r, "captest")
+    assert (i.insertedNum, i.deletedNum, i.filterNum) == (5, 0, 1)
+    assert (i.bucketNum, i.bucketSize, i.expansionRate, i.maxIteration) == (512, 2, 1, 20)
+    assert i.size == 40 + 16 + 1024
+    check(cf.add("cf", "item"), b(r, 1))
+    check(cf.addnx("cf", "item"), b(r, 0))
+    check(cf.exists("cf", "item"), b(r, 1))
+    check(cf.mexists("cf", "item", "absent-item"), bits(r, 1, 0))
+    check(cf.count("cf", "item"), 1)
+    check(cf.delete("cf", "item"), b(r, 1))
+    check(cf.count("cf", "item"), 0)
+    check(cf.delete("cf", "item"), b(r, 0))
+    raises("Not found", cf.delete, "missing", "item")
+    # NOCREATE is sent whenever nocreate is not None, even False.
+    raises("not found", cf.insert, "missing", ["x"], nocreate=False)
+
+
+def test_cf_create_options_and_errors(r):
+    cf = r.cf()
+    assert cf.create("k", 1000, expansion=3, bucket_size=4, max_iterations=500)
+    i = cf_info(r, "k")
+    assert (i.bucketNum, i.bucketSize, i.expansionRate, i.maxIteration) == (256, 4, 4, 500)
+    raises("Capacity must be at least (BucketSize * 2)", cf.create, "k2", 7, bucket_size=4)
+    raises(
+        "BUCKETSIZE: value must be an integer between 1 and 255, inclusive.",
+        cf.create, "k2", 1000, bucket_size=256,
+    )
+    raises(
+        "MAXITERATIONS: value must be an integer between 1 and 65535, inclusive.",
+        cf.create, "k2", 1000, max_iterations=0,
+    )
+    r.set("str", "v")
+    raises(WRONGTYPE, cf.add, "str", "x")
+    raises(WRONGTYPE, cf.exists, "str", "x")
+
+
+def test_cf_full_filter_in_arrays(r):
+    cf = r.cf()
+    r.execute_command("CF.RESERVE", "full", 4, "BUCKETSIZE", 1, "EXPANSION", 0, "SEED", 0)
+    # Under seed 0, "x" has two distinct buckets of the 4: two copies fit, not three.
+    check(cf.insert("full", ["x", "x", "x"]), [True, True, False] if r.resp == 3 else [1, 1, -1])
+    # INSERTNX answers integers in every protocol: present 0, full -1.
+    check(cf.insertnx("full", ["x"]), [0])
+    raises("Filter is full", cf.add, "full", "x")
+
+
+def cf_dump(r, key):
+    chunks = []
+    it = 0
+    while True:
+        it, data = r.cf().scandump(key, it)
+        assert type(it) is int
+        if it == 0:
+            assert data is None
+            return chunks
+        assert isinstance(data, bytes)
+        chunks.append((it, data))
+
+
+def test_cf_scandump_loadchunk(r):
+    cf = r.cf()
+    assert cf.create("src", 100, bucket_size=2, expansion=2)
+    for x in range(500):
+        cf.add("src", f"item{x}")
+    for x in range(0, 500, 5):
+        cf.delete("src", f"item{x}")
+    chunks = cf_dump(r, "src")
+    assert len(chunks) >= 3  # the header and several sub-filters
+    for it, data in chunks:
+        assert cf.loadchunk("dst", it, data) == b"OK"
+    assert r.execute_command("CF.DEBUG", "dst") == r.execute_command("CF.DEBUG", "src")
+    assert cf_dump(r, "dst") == chunks
+    kept = [f"item{x}" for x in range(500) if x % 5]
+    check(cf.mexists("dst", *kept), bits(r, *[1] * len(kept)))
+    # An empty filter dumps nothing at all (RedisBloom's rule).
+    assert cf.create("empty", 100)
+    assert cf.scandump("empty", 0) == [0, None]
