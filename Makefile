@@ -137,7 +137,7 @@ test-py: pytest
 # durability ones, which exercise the module rather than the server.
 .PHONY: test-matrix
 MATRIX_SERVERS := redis-7.4 valkey-9.1
-MATRIX_TESTS   := acl commands config migration persistence replication window
+MATRIX_TESTS   := acl commands config cuckoo migration persistence replication window
 test-matrix: deps venv
 	$(VENV)/bin/python -m pip install -q --disable-pip-version-check $(PY_PKGS)
 	$(CARGO) build --release

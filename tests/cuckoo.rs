@@ -273,7 +273,9 @@ fn every_command_in_resp2_and_resp3() {
             arr(vec![int(0), Reply::Nil])
         );
         // Memory as RedisBloom reports it (its test expects 1112 for this 2-character key).
-        assert_eq!(memory_usage(&mut c, "cf"), 1112);
+        // Valkey's key overhead for this key is 24 bytes where Redis's is 32.
+        let overhead = if flavor().is_valkey() { 24 } else { 32 };
+        assert_eq!(memory_usage(&mut c, "cf"), 1080 + overhead);
         assert_eq!(run(&mut c, &["TYPE", "cf"]), status("MBbloomCF"));
         // A copy through SCANDUMP / LOADCHUNK answers the same, seed included.
         let steps = scandump(&mut c, "cf");
