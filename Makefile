@@ -170,7 +170,7 @@ bench-core: deps
 # them. Not part of make test.
 .PHONY: fuzz
 FUZZ_SECONDS ?= 60
-FUZZ_TARGETS := args chunks rdb
+FUZZ_TARGETS := args chunks rdb cuckoo
 
 fuzz: deps
 	@$(CARGO) fuzz --version >/dev/null 2>&1 || $(CARGO) install cargo-fuzz --locked

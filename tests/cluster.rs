@@ -663,6 +663,7 @@ fn cluster_million_items_failover_and_reshard() {
         ),
     ];
     let window_items: Vec<String> = (0..2000).map(|i| url("window", i)).collect();
+    let cuckoo_key = keys[window_slot].replace("urls:", "cuckoo:");
     {
         let mut c = cl.nodes[pairs[0].0].conn();
         for (key, kind, value) in &window_keys {
@@ -672,6 +673,17 @@ fn cluster_million_items_failover_and_reshard() {
             let mut madd = vec!["BF.MADD", key.as_str()];
             madd.extend(window_items.iter().map(String::as_str));
             assert!(matches!(run(&mut c, &madd), Reply::Arr(_)));
+        }
+        // And a cuckoo filter, some of whose items are deleted.
+        assert_eq!(run(&mut c, &["CF.RESERVE", &cuckoo_key, "4000"]), ok());
+        let mut insert = vec!["CF.INSERT", cuckoo_key.as_str(), "ITEMS"];
+        insert.extend(window_items.iter().map(String::as_str));
+        assert_eq!(
+            run(&mut c, &insert),
+            Reply::Arr(vec![int(1); window_items.len()])
+        );
+        for item in &window_items[..CUCKOO_DELETED] {
+            assert_eq!(run(&mut c, &["CF.DEL", &cuckoo_key, item]), int(1));
         }
     }
 
@@ -722,6 +734,11 @@ fn cluster_million_items_failover_and_reshard() {
         victim_slots.len(),
         cl.nodes[heir].port,
         promoted.as_secs_f64()
+    );
+    assert_eq!(
+        cuckoo_kept(&mut cl.nodes[heir].conn(), &cuckoo_key, &window_items),
+        Reply::Arr(vec![int(1); window_items.len() - CUCKOO_DELETED]),
+        "{cuckoo_key} after the failover"
     );
     for (key, _, _) in &window_keys {
         let mut mexists = vec!["BF.MEXISTS", key.as_str()];
@@ -835,8 +852,8 @@ fn cluster_million_items_failover_and_reshard() {
     let mut sc = cl.nodes[source].conn();
     for &slot in &moved {
         let s = slot.to_string();
-        // The window filters' slot holds them beside its scaling filter.
-        let held = if slot == window_slot { 3 } else { 1 };
+        // The window filters' slot holds them and a cuckoo filter beside its scaling filter.
+        let held = if slot == window_slot { 4 } else { 1 };
         assert_eq!(run(&mut tc, &["CLUSTER", "COUNTKEYSINSLOT", &s]), int(held));
         assert_eq!(run(&mut sc, &["CLUSTER", "COUNTKEYSINSLOT", &s]), int(0));
     }
@@ -851,7 +868,14 @@ fn cluster_million_items_failover_and_reshard() {
                 "{key} after resharding"
             );
         }
-        println!("cluster: the window filters moved with their slot, every item with them");
+        assert_eq!(
+            cuckoo_kept(&mut tc, &cuckoo_key, &window_items),
+            Reply::Arr(vec![int(1); window_items.len() - CUCKOO_DELETED]),
+            "{cuckoo_key} after resharding"
+        );
+        println!(
+            "cluster: the window filters and the cuckoo filter moved with their slot, every item with them"
+        );
     }
     let moved_keys: Vec<&str> = moved.iter().map(|&s| keys[s].as_str()).collect();
     let expected: Vec<Reply> = source_slots
@@ -967,7 +991,7 @@ fn cluster_million_items_failover_and_reshard() {
         .count();
     for &slot in &moved_back {
         let s = slot.to_string();
-        let held = if slot == window_slot { 3 } else { 1 };
+        let held = if slot == window_slot { 4 } else { 1 };
         assert_eq!(run(&mut sc, &["CLUSTER", "COUNTKEYSINSLOT", &s]), int(held));
         assert_eq!(run(&mut tc, &["CLUSTER", "COUNTKEYSINSLOT", &s]), int(0));
     }
@@ -1324,4 +1348,14 @@ fn atomic_slot_migration_moves_filters_under_writes() {
     b.wait_for("node b to drop the keys it no longer owns", 30, || {
         run(&mut cb, &["DBSIZE"]) == int(own)
     });
+}
+
+/// Items deleted from the cluster test's cuckoo filter (the first ones added).
+const CUCKOO_DELETED: usize = 200;
+
+/// CF.MEXISTS of the cuckoo filter's items that were not deleted.
+fn cuckoo_kept(c: &mut redis::Connection, key: &str, items: &[String]) -> Reply {
+    let mut mexists = vec!["CF.MEXISTS", key];
+    mexists.extend(items[CUCKOO_DELETED..].iter().map(String::as_str));
+    run(c, &mexists)
 }

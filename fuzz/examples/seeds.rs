@@ -1,7 +1,8 @@
 //! Writes valid seed inputs for the fuzz targets into `<dir>/<target>/` (default
 //! `target/seeds`): real argument lists, the SCANDUMP streams (header and chunks, as
 //! BF.SCANDUMP returns them) and the RDB field streams of filters of every kind: scaling,
-//! NONSCALING, RedisBloom-layout and migrated from RedisBloom.
+//! NONSCALING, RedisBloom-layout and migrated from RedisBloom; and the cuckoo target's streams,
+//! values and arguments.
 //!
 //! `cargo run --example seeds -- [dir]` from `fuzz/`; `make fuzz` runs it.
 
@@ -11,6 +12,7 @@ use std::path::Path;
 use rsbloom::core::decode::{Field, FieldSlice, FieldWriter};
 use rsbloom::core::redisbloom_rdb;
 use rsbloom::core::sizing::{self, REDISBLOOM_LN2};
+use rsbloom::core::{cuckoo_rdb, cuckoo_scandump, Cuckoo, CuckooSpec};
 use rsbloom::core::{rdb, scandump, Chain, Filter, FilterSpec, Growth, Sliding, Window};
 use rsbloom_fuzz::{decode_dump, decode_rdb, encode_dump, encode_rdb, fields_of, CHUNKS_LIMIT};
 
@@ -226,5 +228,65 @@ fn main() {
     let bits = (capacity as f64 * bpe(0.01)) as u64;
     let value = redisbloom_value(0, 0, &[(capacity, 0.01, bits, 0)]);
     write(out, "rdb", "redisbloom-enc0", &encode_rdb(0, &value));
+    cuckoo_seeds(out);
     println!("seeds written to {}", out.display());
+}
+
+/// The cuckoo target's seeds (first byte: 0 LOADCHUNK stream, 1 RDB value, 2 arguments):
+/// filters of several shapes, grown and with deletes, seeded and with RedisBloom's hashing.
+fn cuckoo_seeds(out: &Path) {
+    let shapes = [
+        ("default", 1024, 2, 20, 1, 0, 300),
+        ("grown", 16, 1, 5, 2, 9, 200),
+        ("wide", 64, 4, 500, 4, 0, 400),
+        ("fixed", 16, 4, 5, 0, 3, 20),
+    ];
+    for (name, capacity, bucket_size, max_iterations, expansion, seed, adds) in shapes {
+        let spec = CuckooSpec {
+            capacity,
+            bucket_size,
+            max_iterations,
+            expansion,
+        };
+        let mut cf = Cuckoo::new(&spec, seed, u64::MAX).expect("a small filter");
+        for i in 0u32..adds {
+            let _ = cf.insert(cf.hash(&i.to_le_bytes()), 32, u64::MAX);
+        }
+        for i in (0u32..adds).step_by(5) {
+            cf.delete(cf.hash(&i.to_le_bytes()));
+        }
+        let chunks: Vec<(i64, &[u8])> = cuckoo_scandump::chunks(&cf)
+            .map(|(next, c)| (next as i64, c))
+            .collect();
+        let mut stream = vec![0u8];
+        stream.extend(encode_dump(&cuckoo_scandump::header(&cf), &chunks));
+        write(out, "cuckoo", &format!("chunks-{name}"), &stream);
+        let mut fields = Vec::new();
+        cuckoo_rdb::encode(&cf, &mut fields);
+        let mut value = vec![1u8];
+        value.extend(encode_rdb(100, &fields));
+        write(out, "cuckoo", &format!("rdb-{name}"), &value);
+        // RedisBloom's encoding 4 of a seed-0 filter: rsbloom's without the seed field.
+        if seed == 0 {
+            fields.remove(7);
+            let mut value = vec![1u8];
+            value.extend(encode_rdb(4, &fields));
+            write(out, "cuckoo", &format!("rdb-redisbloom-{name}"), &value);
+        }
+    }
+    for (i, args) in [
+        "1000",
+        "1000\nBUCKETSIZE\n4\nMAXITERATIONS\n500\nEXPANSION\n3",
+        "8\nbucketsize\n1\nSEED\n0",
+        "100\nEXPANSION\nBUCKETSIZE",
+        "CAPACITY\n1000\nNOCREATE\nITEMS\na\nb",
+        "c\n3\nn\ni",
+    ]
+    .iter()
+    .enumerate()
+    {
+        let mut input = vec![2u8];
+        input.extend(args.as_bytes());
+        write(out, "cuckoo", &format!("args-{i}"), &input);
+    }
 }
