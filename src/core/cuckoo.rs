@@ -405,7 +405,8 @@ impl Cuckoo {
             return (false, 0);
         }
         self.items = self.items.wrapping_sub(1);
-        self.deletes += 1;
+        // Wrapping, as RedisBloom's count does: a LOADCHUNK header may start it anywhere.
+        self.deletes = self.deletes.wrapping_add(1);
         let mut freed = 0;
         // RedisBloom compares in doubles: deletes > 0.1 × items.
         if self.filters.len() > 1 && self.deletes as f64 > self.items as f64 * 0.1 {
@@ -610,6 +611,20 @@ mod tests {
         let mut cf = Cuckoo::new(&spec(8, 2, 20, 1), 0, NO_LIMIT).unwrap();
         add(&mut cf, b"3").unwrap();
         assert_eq!(cf.count(cf.hash(b"3")), 2);
+    }
+
+    #[test]
+    fn counts_wrap_as_redisbloom_does() {
+        // A LOADCHUNK'd filter says 0 items and u64::MAX deletes, but holds a fingerprint.
+        let mut cf = Cuckoo::from_parts(vec![zeroed(8)], 2, 20, 1, 0, u64::MAX, 0);
+        let hash = cf.hash(b"item1");
+        assert!(cf.insert(hash, MAX_FILTERS, NO_LIMIT).is_ok());
+        let mut loaded = Cuckoo::from_parts(vec![zeroed(8)], 2, 20, 1, 0, u64::MAX, 0);
+        loaded.slot_arrays_mut().next().unwrap().copy_from_slice(&bytes(&cf));
+        assert_eq!(loaded.delete(hash), (true, 0));
+        // CF.INFO shows -1 items (RedisBloom's underflow); the delete count wrapped to 0.
+        assert_eq!((loaded.items() as i64, loaded.deletes()), (-1, 0));
+        assert_eq!(loaded.delete(hash), (false, 0));
     }
 
     #[test]
