@@ -23,22 +23,23 @@ pub fn prefetch(word: &u64) {
     let _ = word;
 }
 
-/// Asks for transparent huge pages over the whole 2 MiB pages inside `words`, when it is at
-/// least [`HUGE_PAGE_MIN_BYTES`]. Best done before the pages are first touched (a fresh zeroed
-/// allocation is not), so page faults map huge pages directly. Errors are ignored: the kernel
-/// may have THP disabled, and the array works the same either way.
-pub fn advise_huge_pages(words: &mut [u64]) {
-    let bytes = std::mem::size_of_val(words);
+/// Asks for transparent huge pages over the whole 2 MiB pages inside `data` (a bit array's
+/// words, a cuckoo filter's slots), when it is at least [`HUGE_PAGE_MIN_BYTES`]. Best done
+/// before the pages are first touched (a fresh zeroed allocation is not), so page faults map
+/// huge pages directly. Errors are ignored: the kernel may have THP disabled, and the array
+/// works the same either way.
+pub fn advise_huge_pages<T: Copy>(data: &mut [T]) {
+    let bytes = std::mem::size_of_val(data);
     if bytes < HUGE_PAGE_MIN_BYTES {
         return;
     }
     #[cfg(target_os = "linux")]
     {
-        let start = words.as_mut_ptr() as usize;
+        let start = data.as_mut_ptr() as usize;
         let first = start.next_multiple_of(HUGE_PAGE);
         let end = (start + bytes) & !(HUGE_PAGE - 1);
         if end > first {
-            // SAFETY: [first, end) lies inside the allocation `words` borrows mutably, and
+            // SAFETY: [first, end) lies inside the allocation `data` borrows mutably, and
             // MADV_HUGEPAGE changes only how the kernel backs those pages, not their contents.
             unsafe {
                 libc::madvise(first as *mut libc::c_void, end - first, libc::MADV_HUGEPAGE);
