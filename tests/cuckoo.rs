@@ -23,8 +23,11 @@ fn cf_debug(c: &mut redis::Connection, key: &str) -> String {
     }
 }
 
+/// SCANDUMP steps: `(next, data)`, `None` for the end's nil.
+type Steps = Vec<(i64, Option<Vec<u8>>)>;
+
 /// Every SCANDUMP step of `key` from iterator 0: `(next, data)`, the end `[0, nil]` included.
-fn scandump(c: &mut redis::Connection, key: &str) -> Vec<(i64, Option<Vec<u8>>)> {
+fn scandump(c: &mut redis::Connection, key: &str) -> Steps {
     let mut out = Vec::new();
     let mut it = 0;
     loop {
@@ -243,7 +246,7 @@ fn every_command_in_resp2_and_resp3() {
         assert_eq!(run(&mut c, &["CF.COMPACT", "cf"]), ok());
         // CF.INFO: 8 pairs, simple-string names; a map in RESP3.
         let info = run(&mut c, &["CF.INFO", "cf"]);
-        let pairs = vec![
+        let pairs = [
             ("Size", 1080),
             ("Number of buckets", 512),
             ("Number of filters", 1),
@@ -521,10 +524,7 @@ fn the_sub_filter_limit_per_command_and_per_item() {
         ok()
     );
     assert_eq!(run(&mut c, &["CF.ADD", "k", "x"]), int(1));
-    assert_eq!(
-        run(&mut c, &["CONFIG", "SET", "bf.cf-max-expansions", "0"]).is_err(),
-        true
-    );
+    assert!(run(&mut c, &["CONFIG", "SET", "bf.cf-max-expansions", "0"]).is_err());
     // With a limit of 1 an implicit creation would be refused at once: nothing is created.
     assert_eq!(
         run(&mut c, &["CONFIG", "SET", "bf.cf-max-expansions", "1"]),
@@ -815,12 +815,11 @@ fn persistence_replication_and_aof_keep_every_slot() {
     assert_eq!(run(&mut pc, &["CF.COMPACT", "loaded"]), ok());
     assert_eq!(run(&mut pc, &["WAIT", "1", "5000"]), int(1));
     let keys = ["v1", "v2", "v3", "v4", "grown", "implicit", "loaded"];
-    let snapshot =
-        |c: &mut redis::Connection| -> Vec<(Reply, String, Vec<(i64, Option<Vec<u8>>)>)> {
-            keys.iter()
-                .map(|k| (digest(c, k), cf_debug(c, k), scandump(c, k)))
-                .collect()
-        };
+    let snapshot = |c: &mut redis::Connection| -> Vec<(Reply, String, Steps)> {
+        keys.iter()
+            .map(|k| (digest(c, k), cf_debug(c, k), scandump(c, k)))
+            .collect()
+    };
     let before = snapshot(&mut pc);
     assert_eq!(
         snapshot(&mut rc),
