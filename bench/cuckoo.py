@@ -9,8 +9,8 @@ ratio against the issue's target:
   100 items at pipeline 32 (items/s, target 2 x), on a filter of 10,000,000 capacity (16 MiB
   of slots) and on one of 1,073,741,824 (1 GiB), each created with the defaults (bucket size
   2) and holding BENCH_FILL items the lookups hit about half the time. ADD and INSERT rows on
-  the 10M filter each start on a freshly reserved one, filled to at most 30% (so it never
-  grows); on the big one they add to it. DEL rows run last and delete random filled items
+  the 10M filter each start on a freshly reserved one, filled to at most 20% of its
+  capacity (RedisBloom's may still grow a sub-filter: the note says); on the big one they add to it. DEL rows run last and delete random filled items
   (some twice: the second finds nothing);
 - memory: MEMORY USAGE of a filter of 10,000,000 capacity at bucket sizes 1, 2 and 4 (target:
   no more than RedisBloom's);
@@ -35,7 +35,7 @@ import bench as b  # noqa: E402
 RESULTS = os.path.join(b.REPO, "bench", "CUCKOO.md")
 SMALL = 10_000_000
 BIG = 1 << 30
-FRESH_SHARE = 0.3
+FRESH_SHARE = 0.2
 LOAD_CAPACITY = 1 << 20
 BATCH = b.BATCH
 
@@ -70,12 +70,11 @@ def insert_commands(key, items, per_command=1000):
     return out
 
 
-def check_one_filter(server, key):
+def filters_of(server, key):
     con = server.client()
     n = cf_info(con, key)["Number of filters"]
     con.close()
-    if n != 1:
-        raise RuntimeError(f"{server.name}: {key} grew to {n} sub-filters")
+    return n
 
 
 def throughput_rows(bench, size, key, capacity, fresh):
@@ -101,9 +100,9 @@ def throughput_rows(bench, size, key, capacity, fresh):
         row = bench.throughput(f"{size} {op} P32", args, per, 32, b.ADD_RANGE, prepare=prepare,
                                max_requests=cap, target=target[0], target_text=target[1])
         if fresh:
-            for server in bench.servers:
-                check_one_filter(server, add_key)
-            row.note += "; each on a freshly reserved filter"
+            # RedisBloom's kicking may already fail (and grow a sub-filter) this early.
+            grown = ", ".join(f"{s.name} {filters_of(s, add_key)}" for s in bench.servers)
+            row.note += f"; each on a freshly reserved filter (sub-filters at the end: {grown})"
 
 
 def del_rows(bench, size, key):

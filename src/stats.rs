@@ -65,16 +65,19 @@ pub fn cuckoo_changed(
     deleted: u64,
     refused: u64,
 ) {
-    let shift = |cell: &AtomicU64, from: u64, to: u64| {
-        // Wrapping: a cuckoo item count may wrap below zero (RedisBloom's), and the gauge with
-        // it, consistently with the free that subtracts the value's own count.
-        cell.fetch_add(to.wrapping_sub(from), Relaxed);
+    // Each atomic add is a locked instruction: only the counters that moved are touched.
+    let add = |cell: &AtomicU64, delta: u64| {
+        if delta != 0 {
+            cell.fetch_add(delta, Relaxed);
+        }
     };
-    shift(&CF_BYTES, before.0, after.0);
-    shift(&CF_ITEMS, before.1, after.1);
-    CF_ADDS.fetch_add(added, Relaxed);
-    CF_DELETES.fetch_add(deleted, Relaxed);
-    CF_REFUSALS.fetch_add(refused, Relaxed);
+    // Wrapping: a cuckoo item count may wrap below zero (RedisBloom's), and the gauge with it,
+    // consistently with the free that subtracts the value's own count.
+    add(&CF_BYTES, after.0.wrapping_sub(before.0));
+    add(&CF_ITEMS, after.1.wrapping_sub(before.1));
+    add(&CF_ADDS, added);
+    add(&CF_DELETES, deleted);
+    add(&CF_REFUSALS, refused);
 }
 
 /// `n` items checked by CF.EXISTS / CF.MEXISTS / CF.COUNT.

@@ -166,25 +166,14 @@ fn insert_items(ctx: &Ctx, a: &Args, kind: Command, first: usize, create_as: Opt
     }
     let limit = config::max_filter_bytes();
     let before = (cf.slot_bytes(), cf.items());
-    let resp3 = ctx.is_resp3();
     if kind.multi() {
         ctx.reply_array(a.len() - first);
     }
     let (mut added, mut refused) = (0u64, Vec::new());
-    // Hashed a block ahead, with the block's buckets prefetched, so that the cache misses of a
-    // large filter overlap instead of following one another; inserted in order.
-    const BLOCK: usize = 32;
-    let mut hashes = Vec::with_capacity((a.len() - first).min(BLOCK));
-    for i in first..a.len() {
-        let at = (i - first) % BLOCK;
-        if at == 0 {
-            hashes.clear();
-            hashes.extend((i..a.len().min(i + BLOCK)).map(|j| cf.hash(a.get(j))));
-            if hashes.len() > 1 {
-                hashes.iter().for_each(|&h| cf.prefetch(h));
-            }
-        }
-        let hash = hashes[at];
+    let mut at = first;
+    cf.for_each_ahead((first..a.len()).map(|i| a.get(i)), |cf, hash| {
+        let i = at;
+        at += 1;
         if kind.nx() && cf.contains(hash) {
             // INSERTNX answers integers in RESP3 too.
             if kind == Command::InsertNx {
@@ -192,7 +181,7 @@ fn insert_items(ctx: &Ctx, a: &Args, kind: Command, first: usize, create_as: Opt
             } else {
                 ctx.reply_bool(false);
             }
-            continue;
+            return;
         }
         match cf.insert(hash, max_filters, limit) {
             Ok(_) => {
@@ -206,12 +195,13 @@ fn insert_items(ctx: &Ctx, a: &Args, kind: Command, first: usize, create_as: Opt
                 refused.push(i);
                 match kind {
                     Command::Add | Command::AddNx => ctx.reply_error(&insert_error_text(&e)),
-                    Command::Insert if resp3 => ctx.reply_bool(false),
+                    // Asked only here: GetContextFlags computes every flag of the context.
+                    Command::Insert if ctx.is_resp3() => ctx.reply_bool(false),
                     Command::Insert | Command::InsertNx => ctx.reply_integer(-1),
                 }
             }
         }
-    }
+    });
     stats::cuckoo_changed(
         before,
         (cf.slot_bytes(), cf.items()),
@@ -291,17 +281,9 @@ pub fn mexists(ctx: &Ctx, a: &Args) {
     stats::cuckoo_checks(n as u64);
     ctx.reply_array(n);
     match cf {
-        Some(cf) => {
-            // Hashed in blocks, so the lookups of a block prefetch together.
-            const BLOCK: usize = 64;
-            let mut hashes = Vec::with_capacity(n.min(BLOCK));
-            for start in (2..a.len()).step_by(BLOCK) {
-                hashes.clear();
-                let end = (start + BLOCK).min(a.len());
-                hashes.extend((start..end).map(|i| cf.hash(a.get(i))));
-                cf.contains_many(&hashes, |present| ctx.reply_bool(present));
-            }
-        }
+        Some(cf) => cf.contains_many((2..a.len()).map(|i| a.get(i)), |present| {
+            ctx.reply_bool(present)
+        }),
         None => (0..n).for_each(|_| ctx.reply_bool(false)),
     }
 }

@@ -107,11 +107,29 @@ enum Compaction {
     Continue,
 }
 
+/// One sub-filter: its slots, and its bucket count less one (a power of two less one), kept
+/// so that finding a bucket is a mask, not a division by the bucket size (several per item).
+#[derive(Debug, Clone, PartialEq, Eq)]
+struct Sub {
+    slots: Box<[u8]>,
+    mask: u64,
+}
+
+impl Sub {
+    fn new(slots: Box<[u8]>, bucket_size: u8) -> Self {
+        let buckets = (slots.len() / usize::from(bucket_size)) as u64;
+        Sub {
+            slots,
+            mask: buckets.wrapping_sub(1),
+        }
+    }
+}
+
 /// A cuckoo filter.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct Cuckoo {
     /// The slot arrays, oldest first; sub-filter `k` has `len / bucket_size` buckets.
-    filters: Vec<Box<[u8]>>,
+    filters: Vec<Sub>,
     /// Inserts minus deletes; wraps below 0 as RedisBloom's does (a loaded filter can say 0).
     items: u64,
     /// Deletes since the last compaction.
@@ -138,7 +156,7 @@ impl Cuckoo {
             });
         }
         Ok(Cuckoo {
-            filters: vec![zeroed(bytes)],
+            filters: vec![Sub::new(zeroed(bytes), spec.bucket_size)],
             items: 0,
             deletes: 0,
             seed,
@@ -160,7 +178,10 @@ impl Cuckoo {
         seed: u64,
     ) -> Self {
         Cuckoo {
-            filters,
+            filters: filters
+                .into_iter()
+                .map(|slots| Sub::new(slots, bucket_size))
+                .collect(),
             items,
             deletes,
             seed,
@@ -195,22 +216,22 @@ impl Cuckoo {
     }
     /// Buckets of sub-filter `k`.
     pub fn filter_buckets(&self, k: usize) -> u64 {
-        (self.filters[k].len() / usize::from(self.bucket_size)) as u64
+        self.filters[k].mask + 1
     }
     pub fn filter_count(&self) -> usize {
         self.filters.len()
     }
     /// The slot arrays, oldest first (what SCANDUMP streams and the RDB stores).
     pub fn slot_arrays(&self) -> impl Iterator<Item = &[u8]> {
-        self.filters.iter().map(|f| &f[..])
+        self.filters.iter().map(|f| &f.slots[..])
     }
     /// The slot arrays, for a loader to fill.
     pub fn slot_arrays_mut(&mut self) -> impl Iterator<Item = &mut [u8]> {
-        self.filters.iter_mut().map(|f| &mut f[..])
+        self.filters.iter_mut().map(|f| &mut f.slots[..])
     }
     /// Bytes of slots in every sub-filter.
     pub fn slot_bytes(&self) -> u64 {
-        self.filters.iter().map(|f| f.len() as u64).sum()
+        self.filters.iter().map(|f| f.slots.len() as u64).sum()
     }
     /// RedisBloom's `Size` (CF.INFO, MEMORY USAGE): header, per-sub-filter records, slots.
     pub fn memory_usage(&self) -> u64 {
@@ -228,14 +249,14 @@ impl Cuckoo {
     #[inline(always)]
     fn bucket(&self, k: usize, b: u64) -> &[u8] {
         let at = offset(b, self.bucket_size);
-        &self.filters[k][at..at + usize::from(self.bucket_size)]
+        &self.filters[k].slots[at..at + usize::from(self.bucket_size)]
     }
 
     #[inline(always)]
     fn bucket_mut(&mut self, k: usize, b: u64) -> &mut [u8] {
         let at = offset(b, self.bucket_size);
         let size = usize::from(self.bucket_size);
-        &mut self.filters[k][at..at + size]
+        &mut self.filters[k].slots[at..at + size]
     }
 
     /// Both candidate buckets of `hash` in sub-filter `k`.
@@ -246,28 +267,48 @@ impl Cuckoo {
         (b1, alt(b1, hash.fp, n))
     }
 
-    /// Whether the item may be in the filter (any copy in any sub-filter).
+    /// Whether the item may be in the filter (any copy in any sub-filter). Every candidate
+    /// line is requested before the first is read, so that in a filter larger than the cache
+    /// the two (or more) misses overlap instead of following one another.
     pub fn contains(&self, hash: CuckooHash) -> bool {
+        self.prefetch(hash);
+        self.lookup(hash)
+    }
+
+    /// [`Self::contains`] once the lines are requested.
+    fn lookup(&self, hash: CuckooHash) -> bool {
         (0..self.filters.len()).any(|k| {
             let (b1, b2) = self.candidates(k, hash);
-            self.bucket(k, b1).contains(&hash.fp) || self.bucket(k, b2).contains(&hash.fp)
+            // `|`, not `||`: both buckets are read either way, with no branch between them.
+            self.bucket(k, b1).contains(&hash.fp) | self.bucket(k, b2).contains(&hash.fp)
         })
     }
 
-    /// Checks many hashes, passing each answer on in order. Prefetches the candidate buckets of
-    /// a block of items before reading any, so that a large filter's cache misses overlap
-    /// instead of following one another.
-    pub fn contains_many(&self, hashes: &[CuckooHash], mut answer: impl FnMut(bool)) {
-        const BLOCK: usize = 16;
-        for block in hashes.chunks(BLOCK) {
-            if block.len() > 1 {
-                for &hash in block {
-                    self.prefetch(hash);
-                }
-            }
-            for &hash in block {
-                answer(self.contains(hash));
-            }
+    /// Checks many items, passing each answer on in order. Each item is hashed, and its lines
+    /// requested, [`AHEAD`] items before it is read, so that a large filter's cache misses
+    /// overlap instead of following one another.
+    pub fn contains_many<'a>(
+        &self,
+        items: impl Iterator<Item = &'a [u8]>,
+        mut answer: impl FnMut(bool),
+    ) {
+        let mut ahead = Ahead::new(items);
+        while let Some(hash) = ahead.next(self) {
+            answer(self.lookup(hash));
+        }
+    }
+
+    /// Runs `f` on each item's hash in order, with the item hashed and its lines requested
+    /// [`AHEAD`] items before (the insert path of CF.INSERT, which may grow the filter: a line
+    /// requested in a sub-filter that is then compacted away is only a wasted hint).
+    pub fn for_each_ahead<'a>(
+        &mut self,
+        items: impl Iterator<Item = &'a [u8]>,
+        mut f: impl FnMut(&mut Self, CuckooHash),
+    ) {
+        let mut ahead = Ahead::new(items);
+        while let Some(hash) = ahead.next(self) {
+            f(self, hash);
         }
     }
 
@@ -276,14 +317,15 @@ impl Cuckoo {
     pub fn prefetch(&self, hash: CuckooHash) {
         for k in 0..self.filters.len() {
             let (b1, b2) = self.candidates(k, hash);
-            prefetch_byte(&self.filters[k][offset(b1, self.bucket_size)]);
-            prefetch_byte(&self.filters[k][offset(b2, self.bucket_size)]);
+            prefetch_byte(&self.filters[k].slots[offset(b1, self.bucket_size)]);
+            prefetch_byte(&self.filters[k].slots[offset(b2, self.bucket_size)]);
         }
     }
 
     /// CF.COUNT: the copies of the fingerprint in both candidate buckets of every sub-filter
     /// (RedisBloom counts a bucket twice when both candidates are the same one).
     pub fn count(&self, hash: CuckooHash) -> u64 {
+        self.prefetch(hash);
         (0..self.filters.len())
             .map(|k| {
                 let (b1, b2) = self.candidates(k, hash);
@@ -317,6 +359,7 @@ impl Cuckoo {
 
     /// The first empty slot of either candidate bucket, newest sub-filter first.
     fn place(&mut self, hash: CuckooHash) -> bool {
+        self.prefetch(hash);
         for k in (0..self.filters.len()).rev() {
             let (b1, b2) = self.candidates(k, hash);
             for b in [b1, b2] {
@@ -422,7 +465,7 @@ impl Cuckoo {
                 limit: max_bytes,
             });
         }
-        self.filters.push(zeroed(bytes));
+        self.filters.push(Sub::new(zeroed(bytes), self.bucket_size));
         Ok(bytes)
     }
 
@@ -430,6 +473,7 @@ impl Cuckoo {
     /// the first then the second candidate bucket. Returns whether one was found, and the
     /// bytes of sub-filters the compaction it may trigger dropped.
     pub fn delete(&mut self, hash: CuckooHash) -> (bool, u64) {
+        self.prefetch(hash);
         let found = (0..self.filters.len()).rev().any(|k| {
             let (b1, b2) = self.candidates(k, hash);
             [b1, b2].into_iter().any(|b| {
@@ -472,19 +516,19 @@ impl Cuckoo {
             for i in 0..n {
                 for slot in 0..size {
                     let at = offset(i, self.bucket_size) + slot;
-                    let fp = self.filters[j][at];
+                    let fp = self.filters[j].slots[at];
                     if fp == 0 {
                         continue;
                     }
                     if self.relocate(j, i, fp) {
-                        self.filters[j][at] = 0;
+                        self.filters[j].slots[at] = 0;
                     } else {
                         stuck = true;
                     }
                 }
             }
             if !stuck && j == self.filters.len() - 1 {
-                freed += self.filters.pop().map_or(0, |f| f.len() as u64);
+                freed += self.filters.pop().map_or(0, |f| f.slots.len() as u64);
             } else if stuck && mode == Compaction::Stop {
                 break;
             }
@@ -507,6 +551,48 @@ impl Cuckoo {
             }
         }
         false
+    }
+}
+
+/// How many items ahead a batch hashes and prefetches: enough misses in flight to cover a DRAM
+/// round trip, few enough for the core's miss buffers.
+pub const AHEAD: usize = 8;
+
+/// The items of a batch, hashed and prefetched [`AHEAD`] ahead of the one being processed.
+struct Ahead<I> {
+    items: I,
+    ring: [CuckooHash; AHEAD],
+    head: usize,
+    len: usize,
+}
+
+impl<'a, I: Iterator<Item = &'a [u8]>> Ahead<I> {
+    fn new(items: I) -> Self {
+        Ahead {
+            items,
+            ring: [CuckooHash { h: 0, fp: 1 }; AHEAD],
+            head: 0,
+            len: 0,
+        }
+    }
+
+    /// The next item's hash, after hashing and prefetching in `cf` the ones that keep the ring
+    /// full.
+    fn next(&mut self, cf: &Cuckoo) -> Option<CuckooHash> {
+        while self.len < AHEAD {
+            let Some(item) = self.items.next() else { break };
+            let hash = cf.hash(item);
+            cf.prefetch(hash);
+            self.ring[(self.head + self.len) % AHEAD] = hash;
+            self.len += 1;
+        }
+        if self.len == 0 {
+            return None;
+        }
+        let hash = self.ring[self.head];
+        self.head = (self.head + 1) % AHEAD;
+        self.len -= 1;
+        Some(hash)
     }
 }
 
