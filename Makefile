@@ -6,7 +6,8 @@
 #   make test-cluster   Redis Cluster tests (tests/cluster.rs: 6 nodes, failover, resharding)
 #   make test-big       the >2^32-bit filter (tests/big.rs); skipped, saying why, without the memory
 #   make bench   rsbloom against RedisBloom 2.8.2 (bench/bench.py); writes bench/RESULTS.md;
-#                then window filters against plain and rotating ones (bench/window.py, WINDOW.md)
+#                then window filters against plain and rotating ones (bench/window.py, WINDOW.md),
+#                then cuckoo filters against RedisBloom's (bench/cuckoo.py, CUCKOO.md)
 #   make bench-core   criterion micro-benchmarks of the core (benches/core.rs)
 #   make fuzz    cargo-fuzz targets (fuzz/), FUZZ_SECONDS each (default 60)
 #   make test-matrix    the command, persistence, replication, window, ACL, migration, cluster and Python
@@ -159,6 +160,7 @@ bench: build venv
 	$(VENV)/bin/python -m pip install -q --disable-pip-version-check $(BENCH_PY_PKGS)
 	so=$$(scripts/redisbloom-so) && REDISBLOOM_SO=$$so $(VENV)/bin/python bench/bench.py
 	$(VENV)/bin/python bench/window.py
+	so=$$(scripts/redisbloom-so) && REDISBLOOM_SO=$$so $(VENV)/bin/python bench/cuckoo.py
 
 bench-core: deps
 	$(CARGO) bench --bench core

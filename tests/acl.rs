@@ -537,3 +537,45 @@ fn key_permissions_follow_the_key_specs() {
         }
     }
 }
+
+#[test]
+fn acl_categories_of_the_cf_commands() {
+    let server = Server::new();
+    let mut con = server.conn();
+    // +@cuckoo -@write: a user that reads cuckoo filters and writes nothing.
+    let setuser = [
+        "ACL", "SETUSER", "c", "on", ">pw", "~*", "+@cuckoo", "-@write",
+    ];
+    if !flavor().acl_categories() {
+        // Redis 7.0: no module categories at all.
+        assert!(run(&mut con, &setuser).is_err());
+        return;
+    }
+    assert_eq!(run(&mut con, &setuser), ok());
+    assert_eq!(run(&mut con, &["CF.ADD", "cf", "x"]), int(1));
+    let mut c = server.conn();
+    assert_eq!(run(&mut c, &["AUTH", "c", "pw"]), ok());
+    assert_eq!(run(&mut c, &["CF.EXISTS", "cf", "x"]), int(1));
+    assert!(!run(&mut c, &["CF.INFO", "cf"]).is_err());
+    for write in [
+        &["CF.ADD", "cf", "y"][..],
+        &["CF.DEL", "cf", "x"],
+        &["CF.COMPACT", "cf"],
+    ] {
+        let reply = run(&mut c, write);
+        assert!(
+            reply.err_text().starts_with("NOPERM"),
+            "{write:?}: {reply:?}"
+        );
+    }
+    // The BF commands are not in @cuckoo.
+    assert!(run(&mut c, &["BF.EXISTS", "bf", "x"])
+        .err_text()
+        .starts_with("NOPERM"));
+    if flavor() == Flavor::Valkey91 {
+        let Reply::Arr(cmds) = run(&mut con, &["ACL", "CAT", "cuckoo"]) else {
+            panic!("ACL CAT cuckoo")
+        };
+        assert_eq!(cmds.len(), 14, "{cmds:?}");
+    }
+}

@@ -877,3 +877,56 @@ fn persistence_replication_and_aof_keep_every_slot() {
         .sum();
     assert_eq!(info_field(&mut pc, "bf", "bf_cf_items"), items.to_string());
 }
+
+#[test]
+fn keyspace_events_of_the_cf_writes() {
+    let s = Server::new();
+    let mut c = s.conn();
+    assert_eq!(
+        run(&mut c, &["CONFIG", "SET", "notify-keyspace-events", "Ed"]),
+        ok()
+    );
+    let mut sub = s.conn();
+    sub.set_read_timeout(Some(std::time::Duration::from_secs(5)))
+        .unwrap();
+    let mut sub = sub.as_pubsub();
+    sub.psubscribe("__keyevent@0__:cf.*").unwrap();
+    let steps = {
+        let mut w = s.conn();
+        assert_eq!(run(&mut w, &["CF.RESERVE", "src", "100"]), ok());
+        assert_eq!(run(&mut w, &["CF.ADD", "src", "x"]), int(1));
+        scandump(&mut w, "src")
+    };
+    let writes: Vec<Vec<Vec<u8>>> = vec![
+        vec![
+            b"CF.INSERT".to_vec(),
+            b"k".to_vec(),
+            b"ITEMS".to_vec(),
+            b"a".to_vec(),
+        ],
+        vec![b"CF.DEL".to_vec(), b"k".to_vec(), b"a".to_vec()],
+        vec![b"CF.COMPACT".to_vec(), b"k".to_vec()],
+        vec![
+            b"CF.LOADCHUNK".to_vec(),
+            b"copy".to_vec(),
+            b"1".to_vec(),
+            steps[0].1.clone().unwrap(),
+        ],
+    ];
+    let expected = [
+        ("cf.reserve", "src"),
+        ("cf.add", "src"),
+        ("cf.insert", "k"),
+        ("cf.del", "k"),
+        ("cf.compact", "k"),
+        ("cf.loadchunk", "copy"),
+    ];
+    for args in &writes {
+        assert!(!run(&mut c, args).is_err(), "{args:?}");
+    }
+    for (event, key) in expected {
+        let msg = sub.get_message().expect("a keyspace event");
+        assert_eq!(msg.get_channel_name(), format!("__keyevent@0__:{event}"));
+        assert_eq!(msg.get_payload::<String>().unwrap(), key);
+    }
+}
