@@ -515,6 +515,12 @@ fn redisbloom_cuckoo_filters_load_by_rdb_dump_and_scandump() {
         }
         keys.push((key, its));
     }
+    // A Bloom filter beside them: one RDB with both of RedisBloom's types.
+    assert_eq!(run(&mut c, &["BF.RESERVE", "bloom", "0.01", "1000"]), ok());
+    let bloom_items = items("bloom", 800);
+    batched(&mut c, "BF.MADD", "bloom", &bloom_items);
+    let bloom_info = run(&mut c, &["BF.INFO", "bloom", "ITEMS"]);
+    let bloom_absent = batched(&mut c, "BF.MEXISTS", "bloom", &items("absent", 2000));
     let want: Vec<Vec<Reply>> = keys
         .iter()
         .map(|(k, its)| cf_snapshot(&mut c, k, its))
@@ -544,6 +550,14 @@ fn redisbloom_cuckoo_filters_load_by_rdb_dump_and_scandump() {
             Reply::Status("MBbloomCF".into())
         );
     }
+    assert_eq!(run(&mut c, &["BF.INFO", "bloom", "ITEMS"]), bloom_info);
+    assert!(batched(&mut c, "BF.MEXISTS", "bloom", &bloom_items)
+        .iter()
+        .all(|r| *r == int(1)));
+    assert_eq!(
+        batched(&mut c, "BF.MEXISTS", "bloom", &items("absent", 2000)),
+        bloom_absent
+    );
     // In rsbloom's encoding after a reload, and through RedisBloom's DUMP payloads.
     assert_eq!(run(&mut c, &["DEBUG", "RELOAD"]), ok());
     for (((key, its), want), dump) in keys.iter().zip(&want).zip(&dumps) {
