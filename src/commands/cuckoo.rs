@@ -16,7 +16,7 @@
 use super::create::random_seed;
 use crate::args::{self, Refusal};
 use crate::core::cuckoo_scandump::{self, HeaderError};
-use crate::core::{Cuckoo, CuckooError, CuckooHash, CuckooSpec};
+use crate::core::{Cuckoo, CuckooError, CuckooSpec};
 use crate::errors::{self, cf};
 use crate::redis::{Args, Ctx, Key, KeyContent, Word};
 use crate::{config, stats};
@@ -165,7 +165,7 @@ fn insert_items(ctx: &Ctx, a: &Args, kind: Command, first: usize, create_as: Opt
         return ctx.reply_error(cf::MAX_EXPANSIONS);
     }
     let limit = config::max_filter_bytes();
-    let before = (cf.slot_bytes(), cf.items());
+    let before = gauges(cf);
     if kind.multi() {
         ctx.reply_array(a.len() - first);
     }
@@ -202,13 +202,7 @@ fn insert_items(ctx: &Ctx, a: &Args, kind: Command, first: usize, create_as: Opt
             }
         }
     });
-    stats::cuckoo_changed(
-        before,
-        (cf.slot_bytes(), cf.items()),
-        added,
-        0,
-        refused.len() as u64,
-    );
+    stats::cuckoo_changed(before, gauges(cf), added, 0, refused.len() as u64);
     replicate_applied(ctx, a, kind, first, &refused);
     ctx.notify(
         if kind.multi() {
@@ -299,26 +293,38 @@ pub fn count(ctx: &Ctx, a: &Args) {
     ctx.reply_integer(n as i64);
 }
 
+/// The filter at `a[1]` for CF.DEL and CF.COMPACT, which answer a missing key with their own
+/// text (`missing`) and another type with WRONGTYPE; `None` once the error is replied.
+fn existing<'k>(ctx: &Ctx, key: &'k mut Key, missing: &str) -> Option<&'k mut Cuckoo> {
+    match key.content::<Cuckoo>() {
+        KeyContent::Value(cf) => Some(cf),
+        KeyContent::Empty => {
+            ctx.reply_error(missing);
+            None
+        }
+        KeyContent::Other => {
+            ctx.reply_error(errors::WRONG_TYPE);
+            None
+        }
+    }
+}
+
+/// What the INFO gauges follow of a filter: its slot bytes and items.
+fn gauges(cf: &Cuckoo) -> (u64, u64) {
+    (cf.slot_bytes(), cf.items())
+}
+
 pub fn del(ctx: &Ctx, a: &Args) {
     if a.len() != 3 {
         return ctx.reply_wrong_arity();
     }
     let mut key = ctx.open_key(a, 1, true);
-    let cf = match key.content::<Cuckoo>() {
-        KeyContent::Value(cf) => cf,
-        KeyContent::Empty => return ctx.reply_error(cf::DEL_NOT_FOUND),
-        KeyContent::Other => return ctx.reply_error(errors::WRONG_TYPE),
+    let Some(cf) = existing(ctx, &mut key, cf::DEL_NOT_FOUND) else {
+        return;
     };
-    let before = (cf.slot_bytes(), cf.items());
-    let hash: CuckooHash = cf.hash(a.get(2));
-    let (deleted, _) = cf.delete(hash);
-    stats::cuckoo_changed(
-        before,
-        (cf.slot_bytes(), cf.items()),
-        0,
-        u64::from(deleted),
-        0,
-    );
+    let before = gauges(cf);
+    let deleted = cf.delete(cf.hash(a.get(2)));
+    stats::cuckoo_changed(before, gauges(cf), 0, u64::from(deleted), 0);
     ctx.reply_bool(deleted);
     ctx.replicate_verbatim();
     ctx.notify(c"cf.del", a, 1);
@@ -329,14 +335,12 @@ pub fn compact(ctx: &Ctx, a: &Args) {
         return ctx.reply_wrong_arity();
     }
     let mut key = ctx.open_key(a, 1, true);
-    let cf = match key.content::<Cuckoo>() {
-        KeyContent::Value(cf) => cf,
-        KeyContent::Empty => return ctx.reply_error(cf::COMPACT_NOT_FOUND),
-        KeyContent::Other => return ctx.reply_error(errors::WRONG_TYPE),
+    let Some(cf) = existing(ctx, &mut key, cf::COMPACT_NOT_FOUND) else {
+        return;
     };
-    let before = (cf.slot_bytes(), cf.items());
+    let before = gauges(cf);
     cf.compact();
-    stats::cuckoo_changed(before, (cf.slot_bytes(), cf.items()), 0, 0, 0);
+    stats::cuckoo_changed(before, gauges(cf), 0, 0, 0);
     ctx.reply_ok();
     ctx.replicate_verbatim();
     ctx.notify(c"cf.compact", a, 1);
@@ -458,11 +462,11 @@ pub fn loadchunk(ctx: &Ctx, a: &Args) {
             Ok(cf) => cf,
             Err(text) => return ctx.reply_error(text),
         };
-        let before = (cf.slot_bytes(), cf.items());
+        let before = gauges(cf);
         if cuckoo_scandump::load_chunk(cf, iterator, data).is_err() {
             return ctx.reply_error(cf::CANNOT_LOAD_CHUNK);
         }
-        stats::cuckoo_changed(before, (cf.slot_bytes(), cf.items()), 0, 0, 0);
+        stats::cuckoo_changed(before, gauges(cf), 0, 0, 0);
     }
     ctx.reply_ok();
     // rsbloom: chunks too (RedisBloom replicates only the header, so its replicas and AOF

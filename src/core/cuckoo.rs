@@ -470,9 +470,9 @@ impl Cuckoo {
     }
 
     /// Deletes one copy: the first slot holding the fingerprint, newest sub-filter first, in
-    /// the first then the second candidate bucket. Returns whether one was found, and the
-    /// bytes of sub-filters the compaction it may trigger dropped.
-    pub fn delete(&mut self, hash: CuckooHash) -> (bool, u64) {
+    /// the first then the second candidate bucket. Returns whether one was found. Once deletes
+    /// pass a tenth of the items, compaction runs (and may drop the newest sub-filter).
+    pub fn delete(&mut self, hash: CuckooHash) -> bool {
         self.prefetch(hash);
         let found = (0..self.filters.len()).rev().any(|k| {
             let (b1, b2) = self.candidates(k, hash);
@@ -487,28 +487,26 @@ impl Cuckoo {
             })
         });
         if !found {
-            return (false, 0);
+            return false;
         }
         self.items = self.items.wrapping_sub(1);
         // Wrapping, as RedisBloom's count does: a LOADCHUNK header may start it anywhere.
         self.deletes = self.deletes.wrapping_add(1);
-        let mut freed = 0;
         // RedisBloom compares in doubles: deletes > 0.1 × items.
         if self.filters.len() > 1 && self.deletes as f64 > self.items as f64 * 0.1 {
-            freed = self.compact_with(Compaction::Stop);
+            self.compact_with(Compaction::Stop);
         }
-        (true, freed)
+        true
     }
 
-    /// CF.COMPACT. Returns the bytes of the sub-filters it dropped.
-    pub fn compact(&mut self) -> u64 {
-        self.compact_with(Compaction::Continue)
+    /// CF.COMPACT.
+    pub fn compact(&mut self) {
+        self.compact_with(Compaction::Continue);
     }
 
     /// Moves fingerprints from each sub-filter, newest down to the second, into older ones
     /// (oldest first); drops the newest sub-filter when it empties. Resets the delete count.
-    fn compact_with(&mut self, mode: Compaction) -> u64 {
-        let mut freed = 0;
+    fn compact_with(&mut self, mode: Compaction) {
         for j in (1..self.filters.len()).rev() {
             let n = self.filter_buckets(j);
             let size = usize::from(self.bucket_size);
@@ -528,13 +526,12 @@ impl Cuckoo {
                 }
             }
             if !stuck && j == self.filters.len() - 1 {
-                freed += self.filters.pop().map_or(0, |f| f.slots.len() as u64);
+                self.filters.pop();
             } else if stuck && mode == Compaction::Stop {
                 break;
             }
         }
         self.deletes = 0;
-        freed
     }
 
     /// Puts fingerprint `fp`, found in bucket `i` of sub-filter `j`, into the first free slot of
@@ -690,7 +687,7 @@ mod tests {
             [0xdd, 0xe4, 0x13, 0x65, 0x0a, 0x81, 0, 0, 0x6c, 0xd4, 0xe3, 0xad]
         );
         let h = v3.hash(b"3");
-        assert_eq!(v3.delete(h), (true, 0));
+        assert!(v3.delete(h));
         assert_eq!(
             bytes(&v3),
             [0xdd, 0x0a, 0x13, 0x65, 0x00, 0x81, 0, 0, 0x6c, 0xd4, 0xe3, 0xad]
@@ -756,10 +753,10 @@ mod tests {
             .next()
             .unwrap()
             .copy_from_slice(&bytes(&cf));
-        assert_eq!(loaded.delete(hash), (true, 0));
+        assert!(loaded.delete(hash));
         // CF.INFO shows -1 items (RedisBloom's underflow); the delete count wrapped to 0.
         assert_eq!((loaded.items() as i64, loaded.deletes()), (-1, 0));
-        assert_eq!(loaded.delete(hash), (false, 0));
+        assert!(!loaded.delete(hash));
     }
 
     #[test]
@@ -853,7 +850,7 @@ mod tests {
                 let i = (rng.next() % 8000) as usize;
                 if copies[i] > 0 {
                     assert!(
-                        cf.delete(cf.hash(&item(1, i as u64))).0,
+                        cf.delete(cf.hash(&item(1, i as u64))),
                         "an added copy is found"
                     );
                     copies[i] -= 1;

@@ -120,7 +120,7 @@ mod tests {
             cf.insert(h, MAX_FILTERS, u64::MAX).unwrap();
         }
         let h = cf.hash(b"7");
-        assert!(cf.delete(h).0);
+        assert!(cf.delete(h));
         cf
     }
 
