@@ -37,10 +37,10 @@ pub const MAX_EXPANSION: u16 = 32768;
 /// The multiplier RedisBloom mixes a fingerprint with to find the alternate bucket.
 const ALT_MULTIPLIER: u64 = 0x5bd1_e995;
 
-/// RedisBloom's struct sizes, which `CF.INFO Size` and MEMORY USAGE report: the filter header,
-/// and one per sub-filter. rsbloom's header (48 bytes with the seed) takes the same memory as
-/// RedisBloom's 40-byte one once the allocator rounds it to its 48-byte class, so the figures
-/// describe rsbloom's footprint as well as they describe RedisBloom's.
+/// RedisBloom's struct sizes, which `CF.INFO Size` and MEMORY USAGE report (its test expects
+/// them): the filter header, and one per sub-filter. rsbloom's own are 56 and 24 bytes (the
+/// seed, and each sub-filter's bucket mask), pinned by a unit test: a few dozen bytes per
+/// filter beside its slots, which the figures count exactly.
 const REPORTED_HEADER_BYTES: u64 = 40;
 const REPORTED_FILTER_BYTES: u64 = 16;
 
@@ -732,6 +732,11 @@ mod tests {
         }
         let empty = Cuckoo::new(&spec(1000, 2, 20, 1), 0, NO_LIMIT).unwrap();
         assert_eq!((empty.memory_usage(), empty.buckets()), (1080, 512));
+        // The structs behind the reported 40 + 16 per sub-filter (see REPORTED_HEADER_BYTES).
+        assert_eq!(
+            (std::mem::size_of::<Cuckoo>(), std::mem::size_of::<Sub>()),
+            (56, 24)
+        );
     }
 
     #[test]
