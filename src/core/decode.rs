@@ -13,7 +13,7 @@ use super::chain::{Chain, MAX_LINKS};
 use super::cuckoo::{self, Cuckoo, MAX_BUCKETS, MAX_EXPANSION, MAX_FILTERS};
 use super::link::{Layout, Link};
 use super::sizing::{Geometry, MAX_HASHES, MAX_LINK_BITS};
-use super::sliding::{self, Kind, Slice, Sliding, MAX_CLOCK, OPEN};
+use super::sliding::{self, Kind, Ring, Slice, Sliding, MAX_CLOCK, OPEN};
 use super::spec::{Growth, Window};
 
 /// Why a serialised filter was refused: which check fired.
@@ -61,6 +61,8 @@ pub enum DecodeError {
     /// A slice whose numbers cannot be: generations out of order, an open generation that is
     /// not the newest, counts over its load or its load over its capacity.
     SliceState,
+    /// A slice in the ring whose place another slice holds.
+    RingPlace,
     /// A cuckoo filter's sub-filter count: 0, over 65535, or not what its header said.
     FilterCount,
     /// A cuckoo bucket size of 0 or above 255.
@@ -100,6 +102,7 @@ impl fmt::Display for DecodeError {
             DecodeError::WindowParameters => "bad window filter parameters",
             DecodeError::SliceCount => "bad window slice count",
             DecodeError::SliceState => "bad window slice state",
+            DecodeError::RingPlace => "two window slices in one place of the ring",
             DecodeError::FilterCount => "bad cuckoo sub-filter count",
             DecodeError::BucketSize => "bad cuckoo bucket size (1 to 255)",
             DecodeError::Iterations => "bad cuckoo max iterations (1 to 65535)",
@@ -256,9 +259,22 @@ pub struct SlidingHeader {
     pub added: u64,
     pub next_generation: u64,
     pub slices: u64,
+    /// The blocked layout (a ring of base slices, whose bits come before the slices'); false
+    /// for the sliced layout, where every slice has its own array.
+    pub ring: bool,
 }
 
 impl SlidingHeader {
+    /// Bytes of the ring the header describes (0 for the sliced layout or a bad shape).
+    pub fn ring_bytes(&self) -> u64 {
+        match (self.ring, Ring::shape(self.hashes, self.generations)) {
+            (true, Some((_, segment_bits))) => {
+                Ring::bytes_for(self.hashes, self.base_bits, segment_bits)
+            }
+            _ => 0,
+        }
+    }
+
     /// The header fields of a filter, as every format writes them.
     pub fn of(f: &Sliding) -> Self {
         SlidingHeader {
@@ -283,11 +299,13 @@ impl SlidingHeader {
             added: f.added,
             next_generation: f.next_generation,
             slices: f.slices.len() as u64,
+            ring: f.ring.is_some(),
         }
     }
 }
 
-/// One slice as a serialised form describes it, before its bits.
+/// One slice as a serialised form describes it, before its bits: `bits` is the size of its
+/// own array, 0 for a slice in the ring.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub struct SliceHeader {
     pub generation: u64,
@@ -310,7 +328,7 @@ impl SliceHeader {
             load: s.load,
             capacity: s.capacity,
             level: u64::from(s.level),
-            bits: s.bit_count(),
+            bits: s.bytes().len() as u64 * 8,
         }
     }
 
@@ -390,12 +408,24 @@ impl SlidingBuilder {
             || h.generations > u64::from(sliding::MAX_HASHES * sliding::MIN_SLACK_DIVISOR)
             || h.base_capacity < h.hashes
             || h.base_bits == 0
-            || !h.base_bits.is_multiple_of(64)
             || h.base_bits > MAX_LINK_BITS
             || h.clock > MAX_CLOCK
             || h.next_generation > MAX_CLOCK
         {
             return bad;
+        }
+        // A ring's slices are whole segments; own arrays, whole words.
+        let shape_ok = match (h.ring, Ring::shape(h.hashes, h.generations)) {
+            (true, Some((_, segment_bits))) => h.base_bits.is_multiple_of(segment_bits),
+            (true, None) => false,
+            (false, _) => h.base_bits.is_multiple_of(64),
+        };
+        if !shape_ok {
+            return bad;
+        }
+        let bytes = h.ring_bytes();
+        if machine_memory().is_some_and(|memory| bytes > memory) {
+            return Err(DecodeError::MachineMemory);
         }
         let n = h.slices;
         if n > sliding::MAX_SLICES as u64 || (n != 0 && n < h.hashes) {
@@ -418,10 +448,19 @@ impl SlidingBuilder {
                 added: h.added,
                 next_generation: h.next_generation,
                 slices: Vec::with_capacity(n as usize),
+                ring: h
+                    .ring
+                    .then(|| Ring::new(h.hashes, h.generations, h.base_bits)),
             },
             declared: n as usize,
-            bytes: 0,
+            bytes,
         })
+    }
+
+    /// The ring's bytes for the decoder to fill (empty for the sliced layout); before the
+    /// slices.
+    pub fn ring(&mut self) -> &mut [u8] {
+        self.filter.ring.as_mut().map_or(&mut [], Ring::bytes_mut)
     }
 
     /// Checks a slice and allocates its zeroed bits (refusing, before allocating, slices that
@@ -431,7 +470,11 @@ impl SlidingBuilder {
         if slices.len() == self.declared {
             return Err(DecodeError::SliceCount);
         }
-        if h.bits == 0 || !h.bits.is_multiple_of(64) || h.bits > MAX_LINK_BITS {
+        // 0 bits: a slice in the ring.
+        if (h.bits == 0 && self.filter.ring.is_none())
+            || !h.bits.is_multiple_of(64)
+            || h.bits > MAX_LINK_BITS
+        {
             return Err(DecodeError::BitCount);
         }
         let newest = slices.len() + 1 == self.declared;
@@ -452,7 +495,15 @@ impl SlidingBuilder {
         if machine_memory().is_some_and(|memory| self.bytes > memory) {
             return Err(DecodeError::MachineMemory);
         }
-        let mut slice = Slice::new(h.generation, h.started, h.bits, h.capacity, h.level as u32);
+        let level = h.level as u32;
+        let mut slice = match h.bits {
+            0 => self
+                .filter
+                .ring_slice(h.generation, h.capacity, level)
+                .ok_or(DecodeError::RingPlace)?,
+            bits => Slice::new(h.generation, h.started, bits, h.capacity, level),
+        };
+        slice.started = h.started;
         slice.ended = h.ended;
         slice.count = h.count;
         slice.load = h.load;

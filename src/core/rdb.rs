@@ -41,7 +41,7 @@ use super::decode::{
 };
 use super::filter::Filter;
 use super::link::Layout;
-use super::sliding::Sliding;
+use super::sliding::{Ring, Sliding};
 
 /// RDB encoding version of rsbloom's format. RedisBloom writes 4 and refuses anything above,
 /// so it cannot misread an rsbloom RDB.
@@ -55,6 +55,9 @@ pub const CHUNK_BYTES: usize = 4 << 20;
 
 const FLAG_NONSCALING: u64 = 1;
 const FLAG_WINDOW: u64 = 2;
+/// With [`FLAG_WINDOW`]: the blocked layout, the ring's bits before the slices (an older
+/// rsbloom refuses the flags cleanly).
+const FLAG_RING: u64 = 4;
 
 /// Writes a filter.
 pub fn encode(filter: &Filter, w: &mut impl FieldWriter) {
@@ -90,7 +93,11 @@ fn encode_chain(chain: &Chain, w: &mut impl FieldWriter) {
 fn encode_sliding(f: &Sliding, w: &mut impl FieldWriter) {
     let h = SlidingHeader::of(f);
     w.unsigned(h.added);
-    w.unsigned(FLAG_WINDOW);
+    w.unsigned(if h.ring {
+        FLAG_WINDOW | FLAG_RING
+    } else {
+        FLAG_WINDOW
+    });
     w.unsigned(h.kind);
     w.unsigned(h.seed);
     w.double(h.error);
@@ -109,6 +116,9 @@ fn encode_sliding(f: &Sliding, w: &mut impl FieldWriter) {
     ] {
         w.unsigned(v);
     }
+    for piece in f.ring().map_or(&[][..], Ring::bytes).chunks(CHUNK_BYTES) {
+        w.bytes(piece);
+    }
     for slice in f.slices() {
         for v in SliceHeader::of(slice).fields() {
             w.unsigned(v);
@@ -124,13 +134,18 @@ pub fn decode(r: &mut impl FieldReader) -> Result<Filter, DecodeError> {
     let items = r.unsigned()?;
     let flags = r.unsigned()?;
     match flags {
-        FLAG_WINDOW => decode_sliding(r, items).map(Filter::Sliding),
+        FLAG_WINDOW => decode_sliding(r, items, false).map(Filter::Sliding),
+        f if f == FLAG_WINDOW | FLAG_RING => decode_sliding(r, items, true).map(Filter::Sliding),
         0 | FLAG_NONSCALING => decode_chain(r, items, flags).map(Filter::Chain),
         _ => Err(DecodeError::UnknownFlags),
     }
 }
 
-fn decode_sliding(r: &mut impl FieldReader, added: u64) -> Result<Sliding, DecodeError> {
+fn decode_sliding(
+    r: &mut impl FieldReader,
+    added: u64,
+    ring: bool,
+) -> Result<Sliding, DecodeError> {
     let kind = r.unsigned()?;
     let seed = r.unsigned()?;
     let error = r.double()?;
@@ -151,8 +166,10 @@ fn decode_sliding(r: &mut impl FieldReader, added: u64) -> Result<Sliding, Decod
         added,
         next_generation: next()?,
         slices: next()?,
+        ring,
     };
     let mut builder = SlidingBuilder::new(header)?;
+    read_pieces(r, builder.ring())?;
     for _ in 0..header.slices {
         let mut fields = [0u64; 8];
         for field in &mut fields {

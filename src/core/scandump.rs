@@ -22,8 +22,9 @@
 //! u64 base capacity  u64 base bits  u64 clock  u64 next generation
 //! per slice, 64 bytes: u64 generation  started  ended  count  load  capacity  level  bits
 //! ```
-//! Older rsbloom builds refuse the option bit; RedisBloom refuses the length (it expects
-//! `20 + 53n` bytes), so neither misreads it.
+//! With [`OPT_RING`] too (the blocked layout), the data starts with the ring's bits, and a
+//! slice in the ring has 0 bits of its own. Older rsbloom builds refuse the option bits;
+//! RedisBloom refuses the length (it expects `20 + 53n` bytes), so neither misreads it.
 //!
 //! The data of all links (or slices) is one concatenated byte stream; iterator `it >= 1` names position
 //! `it - 1` in it. A chunk runs from there to the end of the link holding that position, at most
@@ -53,6 +54,9 @@ pub const OPT_NONSCALING: u32 = 8;
 pub const OPT_RSBLOOM: u32 = 0x100;
 /// rsbloom's window dialect (with [`OPT_RSBLOOM`]): a window filter's fields follow.
 pub const OPT_WINDOW: u32 = 0x200;
+/// With [`OPT_WINDOW`]: the blocked layout, whose ring's bits come first.
+pub const OPT_RING: u32 = 0x400;
+const WINDOW_OPTIONS: u32 = OPT_NOROUND | OPT_FORCE64 | OPT_RSBLOOM | OPT_WINDOW;
 
 /// Every option bit RedisBloom defines.
 pub const REDISBLOOM_OPTIONS: u32 = OPT_NOROUND | OPT_ENTS_IS_BITS | OPT_FORCE64 | OPT_NONSCALING;
@@ -148,7 +152,8 @@ fn window_header(f: &Sliding) -> Vec<u8> {
     let mut out = Vec::with_capacity(CHAIN_HEADER + WINDOW_FIELDS + SLICE_HEADER * n);
     out.extend_from_slice(&h.added.to_le_bytes());
     out.extend_from_slice(&(n as u32).to_le_bytes());
-    out.extend_from_slice(&(OPT_NOROUND | OPT_FORCE64 | OPT_RSBLOOM | OPT_WINDOW).to_le_bytes());
+    let ring = if h.ring { OPT_RING } else { 0 };
+    out.extend_from_slice(&(WINDOW_OPTIONS | ring).to_le_bytes());
     out.extend_from_slice(&(h.expansion as u32).to_le_bytes());
     out.push(h.kind as u8);
     out.extend_from_slice(&h.seed.to_le_bytes());
@@ -238,8 +243,10 @@ pub fn filter_from_header(
     let nlinks = f.u32();
     let options = f.u32();
     let expansion = f.u32();
-    if options == OPT_NOROUND | OPT_FORCE64 | OPT_RSBLOOM | OPT_WINDOW {
-        return sliding_from_header(f, items, nlinks, expansion, max_bytes).map(Filter::Sliding);
+    if options & !OPT_RING == WINDOW_OPTIONS {
+        let ring = options & OPT_RING != 0;
+        return sliding_from_header(f, items, nlinks, expansion, ring, max_bytes)
+            .map(Filter::Sliding);
     }
     chain_from_header(
         f,
@@ -259,6 +266,7 @@ fn sliding_from_header(
     added: u64,
     nslices: u32,
     expansion: u32,
+    ring: bool,
     max_bytes: u64,
 ) -> Result<Sliding, DumpError> {
     let bad = |e: DecodeError| DumpError::BadData(Some(e));
@@ -282,13 +290,14 @@ fn sliding_from_header(
         added,
         next_generation: f.u64(),
         slices: u64::from(nslices),
+        ring,
     };
     let slices: Vec<SliceHeader> = (0..n)
         .map(|_| SliceHeader::from_fields(std::array::from_fn(|_| f.u64())))
         .collect();
     let needed = slices
         .iter()
-        .fold(0u64, |sum, s| sum.saturating_add(s.bits / 8));
+        .fold(header.ring_bytes(), |sum, s| sum.saturating_add(s.bits / 8));
     let mut builder = SlidingBuilder::new(header).map_err(bad)?;
     if needed > max_bytes {
         return Err(DumpError::TooLarge {
