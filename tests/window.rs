@@ -677,3 +677,82 @@ fn redisbloom_refuses_the_window_dialect() {
     assert_eq!(run(&mut rc, &["PING"]), Reply::Status("PONG".into()));
     assert_eq!(run(&mut rc, &["EXISTS", "t"]), int(0));
 }
+
+/// Window filters saved by rsbloom before the blocked layout (a bit array per slice; DUMP
+/// payloads and SCANDUMP streams written by commit 4f0a6ca, see tests/fixtures/window-sliced):
+/// they load through RESTORE and LOADCHUNK, answer as they did, take new items and forget old
+/// ones, and save again in their own layout.
+#[test]
+fn window_filters_from_before_the_blocked_layout_still_load() {
+    let s = Server::new();
+    let mut c = s.conn();
+    let dir = concat!(env!("CARGO_MANIFEST_DIR"), "/tests/fixtures/window-sliced");
+    // (key, items added as item-0.., the newest of them the window must hold, slices)
+    for (key, added, held, slices) in [
+        ("count", 3000, 1000, 73),
+        ("time", 500, 500, 23),
+        ("burst", 1000, 1000, 35),
+    ] {
+        let payload = std::fs::read(format!("{dir}/{key}.dump")).unwrap();
+        let mut cmd = redis::cmd("RESTORE");
+        cmd.arg(key).arg(0).arg(payload.as_slice());
+        let r: redis::RedisResult<Value> = cmd.query(&mut c);
+        assert_eq!(r, Ok(Value::Okay), "{key}");
+        // The SCANDUMP stream: (iterator u64 LE, length u32 LE, chunk) records.
+        let stream = std::fs::read(format!("{dir}/{key}.scandump")).unwrap();
+        let copy = format!("{key}-chunks");
+        let mut rest = stream.as_slice();
+        while !rest.is_empty() {
+            let iterator = u64::from_le_bytes(rest[..8].try_into().unwrap());
+            let len = u32::from_le_bytes(rest[8..12].try_into().unwrap()) as usize;
+            let mut cmd = redis::cmd("BF.LOADCHUNK");
+            cmd.arg(&copy).arg(iterator).arg(&rest[12..12 + len]);
+            let r: redis::RedisResult<Value> = cmd.query(&mut c);
+            assert_eq!(r, Ok(Value::Okay), "{key} chunk {iterator}");
+            rest = &rest[12 + len..];
+        }
+        assert_eq!(digest(&mut c, &copy), digest(&mut c, key), "{key}");
+        assert_eq!(window_field(&mut c, key, "Slices"), int(slices), "{key}");
+        assert_eq!(
+            window_field(&mut c, key, "Items in window"),
+            int(held as i64),
+            "{key}"
+        );
+        let its = items("item-", added);
+        assert_eq!(
+            count(&present(&mut c, key, &its[added - held..])),
+            held,
+            "{key}"
+        );
+        let absent = items("absent-", 20_000);
+        let fp = count(&present(&mut c, key, &absent));
+        assert!(fp <= 300, "{key}: {fp} of 20,000 absent items read present");
+
+        // It keeps working: new items are held (a count window holds its newest 1,000), and
+        // a count window forgets the old ones.
+        let new = items("new-", 1500);
+        for batch in new.chunks(500) {
+            madd(&mut c, key, batch);
+        }
+        let newest = if key == "count" { 1000 } else { 1500 };
+        assert_eq!(
+            count(&present(&mut c, key, &new[1500 - newest..])),
+            newest,
+            "{key}"
+        );
+        if key == "count" {
+            let old = count(&present(&mut c, key, &its[added - held..]));
+            assert!(old <= 30, "{old} of 1,000 forgotten items read present");
+        }
+        // And it saves again: DUMP / RESTORE keeps every bit.
+        let Value::BulkString(again) = raw(&mut c, &["DUMP", key]) else {
+            panic!()
+        };
+        let restored = format!("{key}-again");
+        let mut cmd = redis::cmd("RESTORE");
+        cmd.arg(&restored).arg(0).arg(again.as_slice());
+        let r: redis::RedisResult<Value> = cmd.query(&mut c);
+        assert_eq!(r, Ok(Value::Okay));
+        assert_eq!(digest(&mut c, &restored), digest(&mut c, key), "{key}");
+    }
+}

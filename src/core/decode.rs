@@ -808,6 +808,70 @@ mod tests {
     }
 
     #[test]
+    fn each_window_layout_check_names_itself() {
+        use crate::core::{FilterSpec, Growth, Window};
+        let spec = FilterSpec {
+            error: 0.01,
+            capacity: 1000,
+            growth: Growth::Fixed,
+            window: Window::Count,
+        };
+        let mut f = Sliding::new(&spec, 1, u64::MAX).unwrap();
+        f.add(b"item", 0, u64::MAX).unwrap();
+        let k = u64::from(f.hashes());
+        let slots = k + u64::from(f.generations());
+        let good = SlidingHeader {
+            slices: 2 * k,
+            next_generation: 4 * slots,
+            ..SlidingHeader::of(&f)
+        };
+        let start = |f: fn(&mut SlidingHeader)| {
+            let mut h = good;
+            f(&mut h);
+            SlidingBuilder::new(h).map(|_| ())
+        };
+        let bad = Err(DecodeError::WindowParameters);
+        assert_eq!(start(|_| {}), Ok(()));
+        // A ring holds whole segments and needs (k + l) / k of them per line; own arrays are
+        // whole words.
+        assert_eq!(start(|h| h.base_bits += 1), bad);
+        assert_eq!(start(|h| h.generations = h.hashes), bad);
+        assert_eq!(start(|h| h.ring = false), bad);
+        assert_eq!(
+            start(|h| {
+                h.ring = false;
+                h.base_bits = 64 * 100;
+            }),
+            Ok(())
+        );
+
+        // One place of the ring per slice: generations `k + l` (the ring's slots) apart share
+        // a place.
+        let slice = |generation| SliceHeader {
+            ended: 1,
+            bits: 0,
+            generation,
+            ..SliceHeader::of(&f.slices()[0])
+        };
+        let mut b = SlidingBuilder::new(good).unwrap();
+        assert!(b.slice(slice(3)).is_ok());
+        assert_eq!(b.slice(slice(3 + k)).map(|_| ()), Ok(()));
+        assert_eq!(
+            b.slice(slice(3 + slots)).err(),
+            Some(DecodeError::RingPlace)
+        );
+        // A sliced filter has no ring to put a 0-bit slice in.
+        let mut b = SlidingBuilder::new(SlidingHeader {
+            ring: false,
+            base_bits: 64 * 100,
+            ..good
+        })
+        .unwrap();
+        assert_eq!(b.slice(slice(3)).err(), Some(DecodeError::BitCount));
+        assert!(b.ring().is_empty());
+    }
+
+    #[test]
     fn a_chain_larger_than_memory_is_refused_before_allocating() {
         // Links of 2^40 bits (128 GiB) each, the most one link may have: refused once the
         // total passes this machine's memory, before that link is allocated (an allocation past
