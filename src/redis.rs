@@ -153,6 +153,15 @@ impl Ctx {
         flags & raw::REDISMODULE_CTX_FLAGS_RESP3 as c_int != 0
     }
 
+    /// Whether the command is replayed: sent by the primary over the replication link, or read
+    /// from the AOF while loading (a write the primary already decided).
+    pub fn is_replayed(&self) -> bool {
+        // SAFETY: see `reply_error`.
+        let flags = unsafe { raw::RedisModule_GetContextFlags.unwrap()(self.0) };
+        let replayed = raw::REDISMODULE_CTX_FLAGS_REPLICATED | raw::REDISMODULE_CTX_FLAGS_LOADING;
+        flags & replayed as c_int != 0
+    }
+
     pub fn reply_array(&self, len: usize) {
         // SAFETY: see `reply_error`.
         unsafe { raw::RedisModule_ReplyWithArray.unwrap()(self.0, len as _) };

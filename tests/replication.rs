@@ -134,26 +134,6 @@ fn aof_replay_rebuilds_the_same_bits() {
     }
 }
 
-/// Every file of the server's AOF (Redis 7's multi-part AOF), concatenated.
-fn aof_bytes(s: &Server) -> Vec<u8> {
-    let dir = s.dir.join("appendonlydir");
-    let mut files: Vec<_> = std::fs::read_dir(&dir)
-        .unwrap_or_else(|e| panic!("{}: {e}", dir.display()))
-        .map(|e| e.unwrap().path())
-        .collect();
-    files.sort();
-    files
-        .iter()
-        .flat_map(|f| std::fs::read(f).unwrap())
-        .collect()
-}
-
-fn contains(haystack: &[u8], needle: &str) -> bool {
-    haystack
-        .windows(needle.len())
-        .any(|w| w == needle.as_bytes())
-}
-
 /// Adds that stop at a full NONSCALING filter or at the memory limit replicate exactly the items
 /// that were taken: a replica and an AOF load running with `propagation-error-behavior panic`
 /// (which exit on the first command that errors) rebuild the same bits, and no refused item
@@ -230,9 +210,9 @@ fn refused_items_are_not_replicated() {
     }
     assert!(r.alive(), "the replica exited:\n{}", r.log());
     assert!(!r.log().contains("CRITICAL"), "{}", r.log());
-    let aof = aof_bytes(&p);
+    let aof = p.aof_bytes();
     assert!(
-        contains(&aof, "fits-or-refused-0"),
+        contains_bytes(&aof, "fits-or-refused-0"),
         "the AOF holds the taken items"
     );
     for item in [refused_item.as_str(), "refused-by-insert", "refused-by-add"]
@@ -240,7 +220,7 @@ fn refused_items_are_not_replicated() {
         .chain(not_reached.iter().map(String::as_str))
         .chain(refused.iter().map(|s| s.as_str()))
     {
-        assert!(!contains(&aof, item), "{item} reached the AOF");
+        assert!(!contains_bytes(&aof, item), "{item} reached the AOF");
     }
     // An AOF load in panic mode replays every command without an error.
     let digests = [digest(&mut pc, "ns"), digest(&mut pc, "g")];

@@ -358,8 +358,8 @@ fn a_time_window_follows_the_clock_and_never_runs_backwards() {
 }
 
 /// A window filter with items added at real server time across many generation shifts (a
-/// 2-second window shifts about every 30 ms), a count window, and a NONSCALING window that
-/// refuses: the replica and an AOF replay hold the same bits.
+/// 2-second window shifts about every 30 ms), single and pipelined, a count window, and a
+/// NONSCALING window that refuses: the replica and an AOF replay hold the same bits.
 #[test]
 fn replicas_and_aof_replays_hold_identical_window_filters() {
     let mut p = Server::with_args(&[], &["--appendonly", "yes", "--appendfsync", "always"]);
@@ -395,6 +395,12 @@ fn replicas_and_aof_replays_hold_identical_window_filters() {
         madd(&mut pc, "t", &its);
         madd(&mut pc, "s", &its);
         run(&mut pc, &["BF.ADD", "t", &format!("single{batch}")]);
+        // Pipelined adds share milliseconds: those at the filter's clock replicate as received.
+        let burst: Vec<Vec<String>> = items(&format!("p{batch}"), 100)
+            .into_iter()
+            .map(|item| vec!["BF.ADD".into(), "t".into(), item])
+            .collect();
+        pipeline(&mut pc, &burst);
         batch += 1;
         std::thread::sleep(std::time::Duration::from_millis(5));
     }
@@ -413,6 +419,14 @@ fn replicas_and_aof_replays_hold_identical_window_filters() {
     for key in ["t", "s", "full"] {
         assert_eq!(digest(&mut pc, key), digest(&mut rc, key), "{key}");
     }
+    // Both forms reached the replica and the AOF: writes that moved the clock carry it, the
+    // others came as received and were applied at the filter's clock.
+    let aof = p.aof_bytes();
+    assert!(contains_bytes(
+        &aof,
+        "$9\r\nBF.INSERT\r\n$1\r\nt\r\n$8\r\nNOCREATE\r\n$2\r\nAT\r\n"
+    ));
+    assert!(contains_bytes(&aof, "$6\r\nBF.ADD\r\n$1\r\nt\r\n"));
     let before: Vec<Reply> = ["t", "s", "full"]
         .iter()
         .map(|k| digest(&mut pc, k))

@@ -23,9 +23,13 @@ impl Filter {
         }
     }
 
-    /// Whether it is a time window, whose writes depend on the clock (and so replicate it).
-    pub fn is_time_window(&self) -> bool {
-        matches!(self, Filter::Sliding(s) if s.kind() == super::sliding::Kind::Time)
+    /// A time window's clock (the latest write's time), whose writes depend on the clock (and
+    /// so replicate it); None for the other kinds.
+    pub fn time_clock(&self) -> Option<u64> {
+        match self {
+            Filter::Sliding(s) if s.kind() == super::sliding::Kind::Time => Some(s.clock()),
+            _ => None,
+        }
     }
 
     /// Checks items in order at server time `now` (Unix ms), passing each answer on.

@@ -26,10 +26,13 @@
 //! double    error
 //! unsigned  capacity, window, span, hashes, generations, base capacity, base bits,
 //!           expansion (0: does not grow), clock, added, next generation, slices (0 or >= k)
+//! string*   with flag bit 2 (`RING`, the blocked layout): the ring's bits, as a link's
 //! per slice, oldest first:
 //!   unsigned  generation, started, ended, count, load, capacity, level, bits
-//!   string*   the bit array, as a link's
+//!   string*   the bit array, as a link's (none for a slice in the ring: 0 bits of its own)
 //! ```
+//! Filters saved before the blocked layout have flags `WINDOW` alone and a bit array per
+//! slice; they still load, and keep that layout.
 //! Splitting the bit array keeps Redis's per-string work (LZF attempt, read buffer) bounded
 //! instead of allocating a second copy of a multi-gigabyte array.
 //! Older rsbloom builds wrote 16 MiB pieces; the reader takes pieces of any size.

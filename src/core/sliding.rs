@@ -25,12 +25,13 @@
 //! paper, [`window_fpr`]), stays under [`HEADROOM`] × the request at the worst moment (just
 //! before a shift), with the fewest bits per window item and `l >= 4k` (slack at most a quarter
 //! window). `l` is a multiple of `k` so the slices pack into cache lines (below). 1%: k 11,
-//! l 66, 19.9 bits per item; 0.1%: k 12, l 72, 26.4.
+//! l 66, 19.9 bits per item; 0.1%: k 14, l 70, 26.4.
 //!
 //! Layout ([`Ring`]): the base slices live **within cache lines**. A lookup's `k` probes of a
 //! run fall in `k` lines chosen from the item's hash alone, loaded together before any bit is
-//! tested, so a lookup waits for memory once, not once per probe (measured in a 10 M filter:
-//! BF.EXISTS 0.6x a plain filter with a slice per array, 0.8-0.9x in lines). A single item
+//! tested, so a lookup waits for memory once, not once per probe (`bench/window.py`, a 10 M
+//! filter at 1%: BF.EXISTS at 0.49x a plain filter's commands/s with a slice per array, 0.86x
+//! to 0.90x in lines). A single item
 //! prefetches its lines and then scans the runs ([`Sliding::exists`]); a batch scans many items
 //! round-robin, each probe prefetched a turn ahead ([`Sliding::scan_many`]). Slices grown for a
 //! burst, and filters saved by versions before the layout, keep a bit array per slice.
@@ -1493,6 +1494,7 @@ mod tests {
         assert_eq!((one.hashes, one.generations), (11, 66));
         assert!(one.bits_per_item() < 20.0, "{one:?}");
         let tenth = Design::for_error(0.001).unwrap();
+        assert_eq!((tenth.hashes, tenth.generations), (14, 70));
         assert!(tenth.bits_per_item() < 30.0, "{tenth:?}");
         for error in [0.5, 0.1, 0.01, 0.001, 1e-4, 1e-6, 1e-9, 1e-13] {
             let d = Design::for_error(error).unwrap();

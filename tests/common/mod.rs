@@ -634,6 +634,17 @@ impl Server {
     }
 
     /// A RESP2 connection.
+    /// Every file of the server's AOF (Redis 7's multi-part AOF), concatenated.
+    pub fn aof_bytes(&self) -> Vec<u8> {
+        let dir = self.dir.join("appendonlydir");
+        let mut files: Vec<_> = fs::read_dir(&dir)
+            .unwrap_or_else(|e| panic!("{}: {e}", dir.display()))
+            .map(|e| e.unwrap().path())
+            .collect();
+        files.sort();
+        files.iter().flat_map(|f| fs::read(f).unwrap()).collect()
+    }
+
     pub fn conn(&self) -> redis::Connection {
         self.connect(false)
     }
@@ -772,6 +783,13 @@ pub fn servers_path(name: &str) -> String {
         String::from_utf8_lossy(&out.stderr)
     );
     String::from_utf8(out.stdout).unwrap().trim().to_string()
+}
+
+/// Whether `needle` occurs in `haystack`.
+pub fn contains_bytes(haystack: &[u8], needle: &str) -> bool {
+    haystack
+        .windows(needle.len())
+        .any(|w| w == needle.as_bytes())
 }
 
 /// `n` distinct items `<prefix>0`, `<prefix>1`, ...
