@@ -111,7 +111,8 @@ test-big: deps
 	fi
 
 # Python tests (tests/py): redis-py's r.bf() API against rsbloom, and a differential run against
-# RedisBloom 2.8.2 (scripts/redisbloom-so). The venv is created once in .venv.
+# RedisBloom 2.8.2 (scripts/redisbloom-so). The venv (.venv, created once) holds PY_PKGS, for
+# these tests, the matrix lane and the benchmarks.
 VENV        := $(CURDIR)/.venv
 PY_PKGS     := redis==8.1.0 pytest==8.4.2
 
@@ -124,9 +125,9 @@ venv:
 	    $(SUDO) env DEBIAN_FRONTEND=noninteractive apt-get install -y python3-venv && \
 	    python3 -m venv $(VENV); }; \
 	fi
+	$(VENV)/bin/python -m pip install -q --disable-pip-version-check $(PY_PKGS)
 
 pytest: venv
-	$(VENV)/bin/python -m pip install -q --disable-pip-version-check $(PY_PKGS)
 	@[ -f $(MODULE) ] || $(CARGO) build --release
 	$(VENV)/bin/python -m pytest -q tests/py
 

@@ -34,10 +34,11 @@ fn check(ctx: &Ctx, a: &Args, multi: bool) {
     }
     let items = (2..a.len()).map(|i| a.get(i));
     match filter {
-        // A window filter reads at the server's clock, never writing: slices past the window
-        // are skipped here and dropped by the next write.
+        // A time window reads at the server's clock, never writing: slices past the window
+        // are skipped here and dropped by the next write. The other kinds read no clock.
         Some(filter) => {
-            filter.contains_many(items, ctx.now_ms(), |present| ctx.reply_bool(present))
+            let now = filter.time_clock().map_or(0, |_| ctx.now_ms());
+            filter.contains_many(items, now, |present| ctx.reply_bool(present))
         }
         None => items.for_each(|_| ctx.reply_bool(false)),
     }

@@ -49,7 +49,7 @@ impl Filter {
     /// returns whether to go on.
     pub fn add_many<'a>(
         &mut self,
-        items: impl Iterator<Item = &'a [u8]>,
+        items: impl ExactSizeIterator<Item = &'a [u8]>,
         now: u64,
         max_bytes: u64,
         outcome: impl FnMut(Result<AddOutcome, ChainError>) -> bool,

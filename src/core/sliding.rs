@@ -1024,20 +1024,21 @@ impl Sliding {
     /// returns whether to go on.
     pub fn add_many<'a>(
         &mut self,
-        items: impl Iterator<Item = &'a [u8]>,
+        items: impl ExactSizeIterator<Item = &'a [u8]>,
         now: u64,
         max_bytes: u64,
         mut outcome: impl FnMut(Result<AddOutcome, ChainError>) -> bool,
     ) {
-        let hashes: Vec<ItemHash> = items.map(|item| self.hash(item)).collect();
-        if hashes.len() < FEW {
-            for h in &hashes {
-                if !outcome(self.add_hashed(h, now, max_bytes)) {
+        if items.len() < FEW {
+            for item in items {
+                let h = self.hash(item);
+                if !outcome(self.add_hashed(&h, now, max_bytes)) {
                     return;
                 }
             }
             return;
         }
+        let hashes: Vec<ItemHash> = items.map(|item| self.hash(item)).collect();
         let k = self.hashes as usize;
         let mut at = 0;
         while at < hashes.len() {
@@ -1093,12 +1094,7 @@ impl Sliding {
         max_bytes: u64,
     ) -> Result<AddOutcome, ChainError> {
         let clock = self.clock_at(now);
-        // The newest k lines: the insert writes them, and the newest run is tested in them.
-        let n = self.slices.len();
-        let k = self.hashes as usize;
-        self.slices[n.saturating_sub(k)..]
-            .iter()
-            .for_each(|slice| self.prefetch(slice, h));
+        // The lookup loads every line the insert then writes (the newest k slices are live).
         let exists = self.exists(h, self.first_live(clock));
         self.apply(h, exists, exists && self.run_at(h, 0), clock, max_bytes)
     }
