@@ -54,6 +54,19 @@ fn window_info(c: &mut redis::Connection, key: &str) -> Vec<(String, Reply)> {
     }
 }
 
+/// DUMP's payload of `key`.
+fn dump(c: &mut redis::Connection, key: &str) -> Vec<u8> {
+    let Value::BulkString(payload) = raw(c, &["DUMP", key]) else {
+        panic!("DUMP {key}")
+    };
+    payload
+}
+
+/// RESTORE of `payload` into `key`, without a TTL.
+fn restore(c: &mut redis::Connection, key: &str, payload: &[u8]) -> redis::RedisResult<Value> {
+    redis::cmd("RESTORE").arg(key).arg(0).arg(payload).query(c)
+}
+
 fn window_field(c: &mut redis::Connection, key: &str, field: &str) -> Reply {
     window_info(c, key)
         .into_iter()
@@ -530,14 +543,9 @@ fn scandump_dump_restore_and_copy_carry_window_filters() {
         assert_eq!(digest(&mut c, &copy), digest(&mut c, key));
         assert_eq!(count(&present(&mut c, &copy, &its[3000..])), 2000);
         // DUMP / RESTORE and COPY.
-        let Value::BulkString(payload) = raw(&mut c, &["DUMP", key]) else {
-            panic!()
-        };
+        let payload = dump(&mut c, key);
         let restored = format!("{key}-restored");
-        let mut cmd = redis::cmd("RESTORE");
-        cmd.arg(&restored).arg(0).arg(payload.as_slice());
-        let r: redis::RedisResult<Value> = cmd.query(&mut c);
-        assert_eq!(r, Ok(Value::Okay));
+        assert_eq!(restore(&mut c, &restored, &payload), Ok(Value::Okay));
         assert_eq!(digest(&mut c, &restored), digest(&mut c, key));
         let copied = format!("{key}-copied");
         assert_eq!(run(&mut c, &["COPY", key, &copied]), int(1));
@@ -614,14 +622,9 @@ fn corrupt_window_state_is_refused_cleanly() {
         Err(texts::BAD_DATA.to_string())
     );
     // A RESTORE payload with a flipped byte in the window fields: refused, not loaded.
-    let Value::BulkString(payload) = raw(&mut c, &["DUMP", "t"]) else {
-        panic!()
-    };
-    let mut bad = payload.clone();
+    let mut bad = dump(&mut c, "t");
     bad[20] ^= 0x40;
-    let mut cmd = redis::cmd("RESTORE");
-    cmd.arg("restored").arg(0).arg(bad.as_slice());
-    let r: redis::RedisResult<Value> = cmd.query(&mut c);
+    let r = restore(&mut c, "restored", &bad);
     assert!(r.is_err(), "{r:?}");
     assert_eq!(run(&mut c, &["PING"]), Reply::Status("PONG".into()));
 }
@@ -708,10 +711,7 @@ fn window_filters_from_before_the_blocked_layout_still_load() {
         ("burst", 1000, 1000, 35),
     ] {
         let payload = std::fs::read(format!("{dir}/{key}.dump")).unwrap();
-        let mut cmd = redis::cmd("RESTORE");
-        cmd.arg(key).arg(0).arg(payload.as_slice());
-        let r: redis::RedisResult<Value> = cmd.query(&mut c);
-        assert_eq!(r, Ok(Value::Okay), "{key}");
+        assert_eq!(restore(&mut c, key, &payload), Ok(Value::Okay), "{key}");
         // The SCANDUMP stream: (iterator u64 LE, length u32 LE, chunk) records.
         let stream = std::fs::read(format!("{dir}/{key}.scandump")).unwrap();
         let copy = format!("{key}-chunks");
@@ -759,14 +759,8 @@ fn window_filters_from_before_the_blocked_layout_still_load() {
             assert!(old <= 30, "{old} of 1,000 forgotten items read present");
         }
         // And it saves again: DUMP / RESTORE keeps every bit.
-        let Value::BulkString(again) = raw(&mut c, &["DUMP", key]) else {
-            panic!()
-        };
-        let restored = format!("{key}-again");
-        let mut cmd = redis::cmd("RESTORE");
-        cmd.arg(&restored).arg(0).arg(again.as_slice());
-        let r: redis::RedisResult<Value> = cmd.query(&mut c);
-        assert_eq!(r, Ok(Value::Okay));
+        let (again, restored) = (dump(&mut c, key), format!("{key}-again"));
+        assert_eq!(restore(&mut c, &restored, &again), Ok(Value::Okay));
         assert_eq!(digest(&mut c, &restored), digest(&mut c, key), "{key}");
     }
 }
