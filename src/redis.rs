@@ -146,20 +146,22 @@ impl Ctx {
         unsafe { raw::RedisModule_ReplyWithMap.unwrap()(self.0, pairs as _) };
     }
 
-    /// Whether the client speaks RESP3.
-    pub fn is_resp3(&self) -> bool {
+    /// Whether any of the context flags `any` (`REDISMODULE_CTX_FLAGS_*`) is set.
+    fn has_flag(&self, any: u32) -> bool {
         // SAFETY: see `reply_error`.
         let flags = unsafe { raw::RedisModule_GetContextFlags.unwrap()(self.0) };
-        flags & raw::REDISMODULE_CTX_FLAGS_RESP3 as c_int != 0
+        flags & any as c_int != 0
+    }
+
+    /// Whether the client speaks RESP3.
+    pub fn is_resp3(&self) -> bool {
+        self.has_flag(raw::REDISMODULE_CTX_FLAGS_RESP3)
     }
 
     /// Whether the command is replayed: sent by the primary over the replication link, or read
     /// from the AOF while loading (a write the primary already decided).
     pub fn is_replayed(&self) -> bool {
-        // SAFETY: see `reply_error`.
-        let flags = unsafe { raw::RedisModule_GetContextFlags.unwrap()(self.0) };
-        let replayed = raw::REDISMODULE_CTX_FLAGS_REPLICATED | raw::REDISMODULE_CTX_FLAGS_LOADING;
-        flags & replayed as c_int != 0
+        self.has_flag(raw::REDISMODULE_CTX_FLAGS_REPLICATED | raw::REDISMODULE_CTX_FLAGS_LOADING)
     }
 
     pub fn reply_array(&self, len: usize) {

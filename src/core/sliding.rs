@@ -31,10 +31,10 @@
 //! run fall in `k` lines chosen from the item's hash alone, loaded together before any bit is
 //! tested, so a lookup waits for memory once, not once per probe (`bench/window.py`, a 10 M
 //! filter at 1%: BF.EXISTS at 0.49x a plain filter's commands/s with a slice per array, 0.86x
-//! to 0.97x in lines). A single item
-//! prefetches its lines and then scans the runs ([`Sliding::exists`]); a batch scans many items
-//! round-robin, each probe prefetched a turn ahead ([`Sliding::scan_many`]). Slices grown for a
-//! burst, and filters saved by versions before the layout, keep a bit array per slice.
+//! to 0.97x in lines). A single item prefetches its lines and then scans the runs
+//! ([`Sliding::exists`]); a batch scans many items round-robin, each probe prefetched a turn
+//! ahead ([`Sliding::scan_many`]). Slices grown for a burst, and filters saved by versions
+//! before the layout, keep a bit array per slice.
 //!
 //! A time window that takes more than `capacity` items within a window ends generations early;
 //! each shift re-checks the computed rate over the live slices and, when it would pass the
