@@ -155,7 +155,7 @@ def main():
                 ours, plain, _ = compare(runner, server, label, command(key), command("plain"),
                                          per, pipeline, space)
                 if key != kind:
-                    # Adding faster than the probe, it takes over its capacity: it grows.
+                    # More adds per window than it was sized for: it grew, and the label says so.
                     after = con.memory_usage(key, samples=0)
                     growth = ("no growth" if after == created
                               else f"{created:,} B at creation, {after:,} B after")

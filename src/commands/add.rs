@@ -99,7 +99,7 @@ fn insert(
     let clock_before = filter.time_clock();
     let now = match (at, clock_before) {
         (Some(at), _) => at,
-        // Only a time window reads the clock (3% of a plain BF.ADD's server time, by perf).
+        // Only a time window reads the clock (3% of a count window's BF.ADD server time, by perf).
         (None, None) => 0,
         // The primary replicated this write as received: it happened at the filter's clock.
         (None, Some(clock)) if ctx.is_replayed() => clock,
