@@ -451,6 +451,7 @@ impl SlidingBuilder {
                 ring: h
                     .ring
                     .then(|| Ring::new(h.hashes, h.generations, h.base_bits)),
+                own_arrays: false,
             },
             declared: n as usize,
             bytes,
@@ -517,10 +518,11 @@ impl SlidingBuilder {
     }
 
     /// The filter, once every slice is in.
-    pub fn finish(self) -> Result<Sliding, DecodeError> {
+    pub fn finish(mut self) -> Result<Sliding, DecodeError> {
         if self.filter.slices.len() != self.declared {
             return Err(DecodeError::SliceCount);
         }
+        self.filter.note_own_arrays();
         Ok(self.filter)
     }
 }

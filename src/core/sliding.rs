@@ -586,6 +586,8 @@ pub struct Sliding {
     /// The blocked layout's storage of the base slices; None for a filter of the sliced
     /// layout (saved before the blocked one existed), whose slices each have their own array.
     pub(super) ring: Option<Ring>,
+    /// Whether some slice has its own array (see [`Sliding::note_own_arrays`]).
+    pub(super) own_arrays: bool,
 }
 
 /// Items a batch lookup scans at once (see [`Sliding::scan_many`]): enough misses in flight to
@@ -718,7 +720,16 @@ impl Sliding {
             slices: Vec::with_capacity((k + l) as usize),
             // Allocated now, as a plain filter's bits are: the memory is fixed at creation.
             ring: Some(Ring::new(k, l, base_bits)),
+            own_arrays: false,
         })
+    }
+
+    /// Notes whether some slice has its own array, for a lookup to prefetch those slices'
+    /// words too. Called where slices come and go (a write's [`Sliding::make_room`], the
+    /// decoder), so that a lookup on the ring alone skips a walk over every slice's header:
+    /// 9% of `Sliding::exists`'s samples in perf (BF.EXISTS P32, 10 M at 1%, 77 slices).
+    pub(super) fn note_own_arrays(&mut self) {
+        self.own_arrays = self.slices.iter().any(|slice| !slice.in_ring());
     }
 
     pub fn kind(&self) -> Kind {
@@ -939,10 +950,12 @@ impl Sliding {
         if let Some(ring) = &self.ring {
             ring.prefetch(key(h));
         }
-        self.slices[first..]
-            .iter()
-            .filter(|slice| !slice.in_ring())
-            .for_each(|slice| self.prefetch(slice, h));
+        if self.own_arrays {
+            self.slices[first..]
+                .iter()
+                .filter(|slice| !slice.in_ring())
+                .for_each(|slice| self.prefetch(slice, h));
+        }
         let newest = self.slices.len() - 1;
         let mut scan = Scan::new(*h, k);
         loop {
@@ -1165,6 +1178,7 @@ impl Sliding {
             pushed: 0,
         };
         let result = self.make_room_logged(clock, max_bytes, &mut undo);
+        let slices_changed = undo.pushed > 0 || !undo.dropped.is_empty();
         if let (Ok(()), Some(ring)) = (&result, &mut self.ring) {
             // New slices in the ring take places older ones left with their bits (cleared
             // only now, so that an undo gives those back intact).
@@ -1185,6 +1199,9 @@ impl Sliding {
             self.slices.splice(0..0, undo.dropped);
             self.clock = undo.clock;
             self.next_generation = undo.next_generation;
+        }
+        if slices_changed {
+            self.note_own_arrays();
         }
         result
     }
@@ -1418,6 +1435,8 @@ impl Sliding {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::core::decode::FieldSlice;
+    use crate::core::{rdb, Filter};
 
     const HOUR: u64 = 3_600_000;
 
@@ -1736,7 +1755,8 @@ mod tests {
                     fp += u64::from(f.contains(&item("never", i * 5000 + p), now));
                     trials += 1;
                 }
-                let gone = (now.saturating_sub(HOUR + f.slack()) - t0) / 36;
+                // Items added before the window and its slack (none in the first hour).
+                let gone = now.saturating_sub(t0 + HOUR + f.slack()) / 36;
                 for j in gone.saturating_sub(2000)..gone {
                     remembered += u64::from(f.contains(&item("w", j), now));
                     old_trials += 1;
@@ -1850,12 +1870,20 @@ mod tests {
         );
         assert!(rate <= 0.01, "{rate}");
         assert!(f.bit_bytes() > base);
+        // Grown slices have their own arrays, which lookups prefetch: the filter notes them,
+        // and so does one decoded from its RDB form.
+        assert!(f.own_arrays);
+        let mut fields = Vec::new();
+        rdb::encode(&Filter::Sliding(f.clone()), &mut fields);
+        let decoded = rdb::decode(&mut FieldSlice(&fields)).unwrap();
+        assert_eq!(decoded, Filter::Sliding(f.clone()));
         // After the window the burst ages out: a light load brings it back to base slices.
         for minute in 2..6u64 {
             f.add(&item("calm", minute), now + minute * 60_000, u64::MAX)
                 .unwrap();
         }
         assert!(f.bit_bytes() <= base, "{}", f.bit_bytes());
+        assert!(!f.own_arrays);
     }
 
     #[test]
