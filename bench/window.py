@@ -24,10 +24,14 @@ rounds, and quotes the medians and their ratio against the issue's target:
   the window's capacity at half the rate and checks an item in both (two pipelined commands per
   check), so its checks/s are half its BF.EXISTS ops/s (target: the window filter at 2 x);
 - memory: MEMORY USAGE of the SLIDING filter against the two rotating filters (target 0.9 x),
-  and bits per window item.
+  and bits per window item;
+- and, informational, the checks per second against rotation again where none of the filters
+  fits in the machine's cache: a SLIDING filter of BENCH_WINDOW_BIG_CAPACITY (default
+  100,000,000; 0 skips the row) against one rotating filter of that capacity, filled as above
+  (half its capacity of present items; the SLIDING filter after a window of other items).
 
 Output: a Markdown table on stdout and in bench/WINDOW.md. Environment: as bench.py
-(BENCH_ROUNDS, BENCH_SECONDS, BENCH_CLIENTS, BENCH_FILL).
+(BENCH_ROUNDS, BENCH_SECONDS, BENCH_CLIENTS, BENCH_FILL), and BENCH_WINDOW_BIG_CAPACITY.
 """
 
 import datetime
@@ -43,6 +47,7 @@ import bench as b  # noqa: E402
 RESULTS = os.path.join(b.REPO, "bench", "WINDOW.md")
 CAPACITY = b.SMALL_CAPACITY
 RATE = b.ERROR_RATE
+BIG_CAPACITY = b.env_number("BENCH_WINDOW_BIG_CAPACITY", 100_000_000)
 PIPELINE_ROWS = (
     ("BF.ADD", False, 32, 0.8),
     ("BF.EXISTS", False, 32, 0.8),
@@ -55,6 +60,13 @@ PIPELINE_ROWS = (
 
 def fill(server, key, items):
     b.send_multi(server, b.multi_commands(b"BF.MADD", key.encode(), items))
+
+
+def fill_numbered(server, key, prefix, count, chunk=5_000_000):
+    """fill() with `count` numbered items, `chunk` at a time (100 M items at once would take
+    gigabytes of Python objects)."""
+    for start in range(0, count, chunk):
+        fill(server, key, [prefix + b"%012d" % i for i in range(start, min(count, start + chunk))])
 
 
 def fill_over_time(server, key, items, start_ms, span_ms, per_command=1000):
@@ -192,6 +204,27 @@ def main():
                      f"{rotation * 8 / CAPACITY:.2f} (rotation)", sliding / rotation,
                      "<= 20 bits"))
         window_info = con.execute_command("BF.INFO", "sliding", "WINDOW")
+
+        if BIG_CAPACITY:
+            # Checks per second against rotation where no filter fits in the cache.
+            con.delete("plain", "sliding", "window", "window:steady", "rot:0", "rot:1")
+            big_fill = BIG_CAPACITY // 2
+            b.log(f"filling: a SLIDING filter and a rotating one of {BIG_CAPACITY:,}")
+            con.execute_command("BF.RESERVE", "big:sliding", RATE, BIG_CAPACITY, "SLIDING")
+            con.execute_command("BF.RESERVE", "big:rot", RATE / 2, BIG_CAPACITY, "NONSCALING")
+            fill_numbered(server, "big:sliding", b"https://example.org/old/", BIG_CAPACITY)
+            for key in ("big:sliding", "big:rot"):
+                fill_numbered(server, key, b.PRESENT_PREFIX, big_fill)
+            sizes = [con.memory_usage(key, samples=0) for key in ("big:sliding", "big:rot")]
+            ours, rot, _ = compare(runner, server, "big sliding BF.EXISTS P32 vs rotation",
+                                   ["BF.EXISTS", "big:sliding", b.QUERY_TEMPLATE],
+                                   ["BF.EXISTS", "big:rot", b.QUERY_TEMPLATE], 1, 32,
+                                   2 * big_fill)
+            rows.append((f"checks/s, sliding vs 2 rotating filters, {BIG_CAPACITY:,} items "
+                         f"({sizes[0]:,} B against 2 x {sizes[1]:,} B)",
+                         f"{ours:,.0f} checks/s",
+                         f"{rot / 2:,.0f} checks/s ({rot:,.0f} BF.EXISTS/s, 2 per check)",
+                         ours / (rot / 2), "-"))
         con.close()
     finally:
         server.cleanup()
