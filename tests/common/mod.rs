@@ -633,7 +633,6 @@ impl Server {
         con
     }
 
-    /// A RESP2 connection.
     /// Every file of the server's AOF (Redis 7's multi-part AOF), concatenated.
     pub fn aof_bytes(&self) -> Vec<u8> {
         let dir = self.dir.join("appendonlydir");
@@ -645,6 +644,7 @@ impl Server {
         files.iter().flat_map(|f| fs::read(f).unwrap()).collect()
     }
 
+    /// A RESP2 connection.
     pub fn conn(&self) -> redis::Connection {
         self.connect(false)
     }
