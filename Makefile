@@ -67,8 +67,8 @@ run: build
 # -D warnings) and the core's unit tests.
 check: deps
 	$(CARGO) fmt --all -- --check
-	$(CARGO) clippy --all-targets -- -D warnings
-	$(CARGO) test --release --lib
+	$(CARGO) clippy --workspace --all-targets -- -D warnings
+	$(CARGO) test --release --workspace --lib
 
 # The integration tests load the librsbloom.so of their own profile (the harness builds it when
 # it is missing or stale) and spawn their own server ($$RSBLOOM_TEST_SERVER, default Debian's
@@ -192,7 +192,7 @@ fmt:
 	$(CARGO) fmt --all
 
 clippy:
-	$(CARGO) clippy --all-targets -- -D warnings
+	$(CARGO) clippy --workspace --all-targets -- -D warnings
 
 clean:
 	$(CARGO) clean

@@ -12,7 +12,7 @@ pub mod args;
 pub mod capabilities;
 pub mod commands;
 pub mod config;
-pub mod core;
+pub use rsbloom_core as core;
 pub mod datatype;
 pub mod errors;
 pub mod redis;

@@ -431,9 +431,9 @@ pub fn load_chunk(filter: &mut Filter, iterator: i64, data: &[u8]) -> Result<(),
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::core::link::Link;
-    use crate::core::sizing::{self, Geometry};
-    use crate::core::{FilterSpec, Growth, Window};
+    use crate::link::Link;
+    use crate::sizing::{self, Geometry};
+    use crate::{FilterSpec, Growth, Window};
 
     fn sample(nonscaling: bool) -> Filter {
         let spec = FilterSpec {

@@ -178,8 +178,8 @@ pub fn load_chunk(cf: &mut Cuckoo, iterator: i64, data: &[u8]) -> Result<(), Chu
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::core::cuckoo::MAX_FILTERS;
-    use crate::core::CuckooSpec;
+    use crate::cuckoo::MAX_FILTERS;
+    use crate::CuckooSpec;
 
     fn hex(s: &str) -> Vec<u8> {
         let s: String = s.split_whitespace().collect();

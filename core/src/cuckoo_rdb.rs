@@ -103,9 +103,9 @@ pub fn decode(r: &mut impl FieldReader, encver: i32) -> Result<Cuckoo, DecodeErr
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::core::cuckoo::MAX_FILTERS;
-    use crate::core::decode::{Field, FieldSlice};
-    use crate::core::CuckooSpec;
+    use crate::cuckoo::MAX_FILTERS;
+    use crate::decode::{Field, FieldSlice};
+    use crate::CuckooSpec;
 
     fn filled(seed: u64) -> Cuckoo {
         let spec = CuckooSpec {

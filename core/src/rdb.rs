@@ -214,9 +214,9 @@ fn decode_chain(r: &mut impl FieldReader, items: u64, flags: u64) -> Result<Chai
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::core::decode::{Field, FieldSlice};
-    use crate::core::sizing::MAX_LINK_BITS;
-    use crate::core::{FilterSpec, Growth, Window};
+    use crate::decode::{Field, FieldSlice};
+    use crate::sizing::MAX_LINK_BITS;
+    use crate::{FilterSpec, Growth, Window};
 
     fn sample() -> Chain {
         let spec = FilterSpec {
@@ -379,7 +379,7 @@ mod tests {
     fn the_largest_link_passes_every_check_but_this_machines_memory() {
         // A link of MAX_LINK_BITS (128 GiB), the most creation allows too: every geometry
         // check passes, and only the memory check refuses it here, before allocating.
-        let ram = crate::core::decode::machine_memory().expect("machine memory");
+        let ram = crate::decode::machine_memory().expect("machine memory");
         assert!(
             ram < MAX_LINK_BITS / 8,
             "this test needs a machine under 128 GiB"

@@ -811,7 +811,7 @@ mod tests {
 
     #[test]
     fn each_window_layout_check_names_itself() {
-        use crate::core::{FilterSpec, Growth, Window};
+        use crate::{FilterSpec, Growth, Window};
         let spec = FilterSpec {
             error: 0.01,
             capacity: 1000,

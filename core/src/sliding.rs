@@ -1435,8 +1435,8 @@ impl Sliding {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::core::decode::FieldSlice;
-    use crate::core::{rdb, Filter};
+    use crate::decode::FieldSlice;
+    use crate::{rdb, Filter};
 
     const HOUR: u64 = 3_600_000;
 

@@ -113,10 +113,10 @@ pub fn decode(r: &mut impl FieldReader, encver: i32, seed: u64) -> Result<Chain,
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::core::decode::{Field, FieldSlice, FieldWriter};
-    use crate::core::hash::ItemHash;
-    use crate::core::link::Link;
-    use crate::core::{rdb, sizing};
+    use crate::decode::{Field, FieldSlice, FieldWriter};
+    use crate::hash::ItemHash;
+    use crate::link::Link;
+    use crate::{rdb, sizing};
 
     const SEED: u64 = 0x5eed;
 
@@ -201,7 +201,7 @@ mod tests {
                 .all(|i| c.contains(i.as_bytes())));
             // rsbloom's own encoding keeps the layouts.
             let mut ours = Vec::new();
-            let c = crate::core::Filter::Chain(c);
+            let c = crate::Filter::Chain(c);
             rdb::encode(&c, &mut ours);
             assert_eq!(rdb::decode(&mut FieldSlice(&ours)).unwrap(), c);
         }
@@ -211,7 +211,7 @@ mod tests {
     fn encoding_zero_derives_bits_from_entries() {
         // entries * bpe truncated must land on whole words for RedisBloom's bits == bytes * 8.
         let bpe = (0.01f64.ln() / 0.480453013918201).abs();
-        let hashes = (crate::core::sizing::REDISBLOOM_LN2 * bpe).ceil() as u64;
+        let hashes = (crate::sizing::REDISBLOOM_LN2 * bpe).ceil() as u64;
         let capacity = (1000u64..)
             .find(|&c| ((c as f64 * bpe) as u64).is_multiple_of(64))
             .unwrap();

@@ -369,8 +369,8 @@ impl ItemHashes {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::core::sizing::MAX_LINK_BITS;
-    use crate::core::Window;
+    use crate::sizing::MAX_LINK_BITS;
+    use crate::Window;
 
     const NO_LIMIT: u64 = u64::MAX;
 
@@ -612,7 +612,7 @@ mod tests {
             largest.bits > MAX_LINK_BITS - MAX_LINK_BITS / 1000,
             "{largest:?}"
         );
-        let header = crate::core::decode::LinkHeader {
+        let header = crate::decode::LinkHeader {
             layout: Layout::Native,
             capacity: lo,
             error: 0.01,
