@@ -14,7 +14,7 @@ use std::hint::black_box;
 use std::time::{Duration, Instant};
 
 use criterion::{criterion_group, criterion_main, BenchmarkGroup, Criterion, Throughput};
-use rsbloom::core::{Chain, FilterSpec, Growth, Window};
+use rsbloom_core::{Chain, FilterSpec, Growth, Window};
 
 const ITEM_LEN: usize = 32;
 type Item = [u8; ITEM_LEN];

@@ -5,8 +5,8 @@
 //! bits that honour it; RedisBloom uses `bits = n·|ln p|/ln²2`, `k = ceil(ln 2 · bits/n)`, which
 //! lands above the request. Both round up to whole 64-bit words.
 
-use rsbloom::core::sizing::{self, classic_fpr};
-use rsbloom::core::{Chain, FilterSpec, Growth, Window};
+use rsbloom_core::sizing::{self, classic_fpr};
+use rsbloom_core::{Chain, FilterSpec, Growth, Window};
 
 fn main() {
     println!("| error rate | capacity | rsbloom bytes | RedisBloom bytes | rsbloom larger by | expected rate at capacity / request, rsbloom / RedisBloom |");

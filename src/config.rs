@@ -8,10 +8,10 @@ use std::sync::atomic::{AtomicPtr, AtomicU64, Ordering::Relaxed};
 
 use redis_module::raw;
 
-use crate::args;
-use crate::core::{FilterSpec, Growth, Window};
 use crate::redis::string_bytes;
 use crate::unwind::no_unwind;
+use rsbloom_core::args;
+use rsbloom_core::{FilterSpec, Growth, Window};
 
 /// Default per-filter limit: 2 GiB, room for a billion URLs at 1% (about 1.4 GB) while one
 /// command cannot take the server down.
@@ -207,7 +207,7 @@ static NUMERIC: [Numeric; 4] = [
     Numeric::new(
         c"cf-max-expansions",
         "CF_MAX_EXPANSIONS",
-        (1, crate::core::cuckoo::MAX_FILTERS as i64),
+        (1, rsbloom_core::cuckoo::filter::MAX_FILTERS as i64),
         raw::REDISMODULE_CONFIG_DEFAULT,
         &CF_MAX_EXPANSIONS,
     ),

@@ -9,10 +9,12 @@ use std::os::raw::c_char;
 use redis_module::native_types::RedisType;
 use redis_module::raw;
 
-use crate::core::decode::{FieldReader, FieldWriter};
-use crate::core::{cuckoo_rdb, cuckoo_scandump, rdb, redisbloom_rdb, scandump};
-use crate::core::{Cuckoo, DecodeError, Filter, FIXED_SEED};
 use crate::unwind::no_unwind;
+use rsbloom_core::bloom::redisbloom_rdb;
+use rsbloom_core::codec::{FieldReader, FieldWriter};
+use rsbloom_core::cuckoo::{rdb as cuckoo_rdb, scandump as cuckoo_scandump};
+use rsbloom_core::{rdb, scandump};
+use rsbloom_core::{Cuckoo, DecodeError, Filter, FIXED_SEED};
 
 /// A value type this module stores under a key: a Bloom filter ([`Filter`], `MBbloom--`) or a
 /// cuckoo filter ([`Cuckoo`], `MBbloomCF`). The type callbacks below are written once, over

@@ -8,13 +8,10 @@
 compile_error!("rsbloom stores bit arrays as little-endian words and needs a little-endian target");
 
 mod alloc;
-pub mod args;
 pub mod capabilities;
 pub mod commands;
 pub mod config;
-pub use rsbloom_core as core;
 pub mod datatype;
-pub mod errors;
 pub mod redis;
 pub mod stats;
 pub mod unwind;

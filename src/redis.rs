@@ -22,7 +22,7 @@ use std::ffi::{c_int, CStr, CString};
 use redis_module::raw;
 
 use crate::datatype::Stored;
-use crate::errors;
+use rsbloom_core::errors;
 
 /// The bytes of a Redis string.
 ///

@@ -1,9 +1,9 @@
 //! The value behind one key of the `MBbloom--` type: a scaling chain (RedisBloom's filters) or
 //! a window filter. The commands reach both through [`Filter`]; each kind keeps its own rules.
 
-use super::chain::{AddOutcome, Chain, ChainError};
-use super::sliding::Sliding;
-use super::spec::{FilterSpec, Window};
+use crate::bloom::chain::{AddOutcome, Chain, ChainError};
+use crate::spec::{FilterSpec, Window};
+use crate::window::sliding::Sliding;
 
 /// A Bloom filter of either kind.
 #[derive(Debug, Clone, PartialEq)]
@@ -27,7 +27,7 @@ impl Filter {
     /// so replicate it); None for the other kinds.
     pub fn time_clock(&self) -> Option<u64> {
         match self {
-            Filter::Sliding(s) if s.kind() == super::sliding::Kind::Time => Some(s.clock()),
+            Filter::Sliding(s) if s.kind() == crate::window::sliding::Kind::Time => Some(s.clock()),
             _ => None,
         }
     }

@@ -11,28 +11,26 @@
 //! - [`rdb`]: rsbloom's RDB format; [`redisbloom_rdb`]: RedisBloom's RDB encodings (migration);
 //!   [`scandump`]: the BF.SCANDUMP / BF.LOADCHUNK stream (also the AOF rewrite).
 
-pub mod chain;
+pub mod args;
+pub mod bloom;
+pub mod codec;
 pub mod cuckoo;
-pub mod cuckoo_rdb;
-pub mod cuckoo_scandump;
-pub mod decode;
+pub mod errors;
 pub mod filter;
 pub mod hash;
 pub mod hints;
-pub mod link;
 pub mod lookahead;
 pub mod rdb;
-pub mod redisbloom_rdb;
 pub mod scandump;
 pub mod sizing;
-pub mod sliding;
 pub mod spec;
+pub mod window;
 
-pub use chain::{AddOutcome, Chain, ChainError};
-pub use cuckoo::{Cuckoo, CuckooError, CuckooHash};
-pub use decode::DecodeError;
+pub use bloom::chain::{AddOutcome, Chain, ChainError};
+pub use bloom::link::{Layout, Link};
+pub use codec::DecodeError;
+pub use cuckoo::filter::{Cuckoo, CuckooError, CuckooHash};
 pub use filter::Filter;
 pub use hash::FIXED_SEED;
-pub use link::{Layout, Link};
-pub use sliding::Sliding;
 pub use spec::{CuckooSpec, FilterSpec, Growth, Window};
+pub use window::sliding::Sliding;

@@ -18,7 +18,7 @@
 //!   string*   the bit array, little-endian words, in pieces of at most CHUNK_BYTES
 //! ```
 //!
-//! A window filter ([`super::Sliding`]) sets flag bit 1 (`WINDOW`), which older builds refuse
+//! A window filter ([`crate::Sliding`]) sets flag bit 1 (`WINDOW`), which older builds refuse
 //! as an unknown flag, and its fields follow the flags instead:
 //!
 //! ```text
@@ -37,14 +37,13 @@
 //! instead of allocating a second copy of a multi-gigabyte array.
 //! Older rsbloom builds wrote 16 MiB pieces; the reader takes pieces of any size.
 
-use super::chain::Chain;
-use super::decode::{
-    read_pieces, ChainBuilder, ChainHeader, DecodeError, FieldReader, FieldWriter, LinkHeader,
-    SliceHeader, SlidingBuilder, SlidingHeader,
-};
-use super::filter::Filter;
-use super::link::Layout;
-use super::sliding::{Ring, Sliding};
+use crate::bloom::builder::{ChainBuilder, ChainHeader, LinkHeader};
+use crate::bloom::chain::Chain;
+use crate::bloom::link::Layout;
+use crate::codec::{read_pieces, DecodeError, FieldReader, FieldWriter};
+use crate::filter::Filter;
+use crate::window::builder::{SliceHeader, SlidingBuilder, SlidingHeader};
+use crate::window::sliding::{Ring, Sliding};
 
 /// RDB encoding version of rsbloom's format. RedisBloom writes 4 and refuses anything above,
 /// so it cannot misread an rsbloom RDB.
@@ -214,7 +213,7 @@ fn decode_chain(r: &mut impl FieldReader, items: u64, flags: u64) -> Result<Chai
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::decode::{Field, FieldSlice};
+    use crate::codec::{Field, FieldSlice};
     use crate::sizing::MAX_LINK_BITS;
     use crate::{FilterSpec, Growth, Window};
 
@@ -379,7 +378,7 @@ mod tests {
     fn the_largest_link_passes_every_check_but_this_machines_memory() {
         // A link of MAX_LINK_BITS (128 GiB), the most creation allows too: every geometry
         // check passes, and only the memory check refuses it here, before allocating.
-        let ram = crate::decode::machine_memory().expect("machine memory");
+        let ram = crate::codec::machine_memory().expect("machine memory");
         assert!(
             ram < MAX_LINK_BITS / 8,
             "this test needs a machine under 128 GiB"

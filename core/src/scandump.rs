@@ -30,14 +30,14 @@
 //! `it - 1` in it. A chunk runs from there to the end of the link holding that position, at most
 //! [`MAX_CHUNK`] bytes, and is answered with the iterator `it + len` that fetches the next one.
 
-use super::chain::Chain;
-use super::decode::{
-    ChainBuilder, ChainHeader, DecodeError, LinkHeader, SliceHeader, SlidingBuilder, SlidingHeader,
-};
-use super::filter::Filter;
-use super::link::Layout;
-use super::sizing::REDISBLOOM_LN2;
-use super::sliding::Sliding;
+use crate::bloom::builder::{ChainBuilder, ChainHeader, LinkHeader};
+use crate::bloom::chain::Chain;
+use crate::bloom::link::Layout;
+use crate::codec::DecodeError;
+use crate::filter::Filter;
+use crate::sizing::REDISBLOOM_LN2;
+use crate::window::builder::{SliceHeader, SlidingBuilder, SlidingHeader};
+use crate::window::sliding::Sliding;
 
 /// Largest chunk of bit data in one SCANDUMP reply (RedisBloom's 16 MiB).
 pub const MAX_CHUNK: usize = 16 << 20;
@@ -431,7 +431,7 @@ pub fn load_chunk(filter: &mut Filter, iterator: i64, data: &[u8]) -> Result<(),
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::link::Link;
+    use crate::bloom::link::Link;
     use crate::sizing::{self, Geometry};
     use crate::{FilterSpec, Growth, Window};
 

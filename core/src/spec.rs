@@ -1,7 +1,7 @@
 //! What a new filter is asked to be: its error rate, its capacity and how it grows. Every way of
 //! creating a filter (BF.RESERVE, BF.INSERT, an add to a missing key, the module defaults)
-//! produces one [`FilterSpec`]; [`super::Filter::new`] builds from it: a scaling chain
-//! ([`super::Chain`]) or, with a window, a sliding filter ([`super::Sliding`]).
+//! produces one [`FilterSpec`]; [`crate::Filter::new`] builds from it: a scaling chain
+//! ([`crate::Chain`]) or, with a window, a sliding filter ([`crate::Sliding`]).
 
 /// How a filter grows once its newest link is full.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]

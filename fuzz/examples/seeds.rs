@@ -9,11 +9,12 @@
 use std::fs;
 use std::path::Path;
 
-use rsbloom::core::decode::{Field, FieldSlice, FieldWriter};
-use rsbloom::core::redisbloom_rdb;
-use rsbloom::core::sizing::{self, REDISBLOOM_LN2};
-use rsbloom::core::{cuckoo_rdb, cuckoo_scandump, Cuckoo, CuckooSpec};
-use rsbloom::core::{rdb, scandump, Chain, Filter, FilterSpec, Growth, Sliding, Window};
+use rsbloom_core::codec::{Field, FieldSlice, FieldWriter};
+use rsbloom_core::bloom::redisbloom_rdb;
+use rsbloom_core::sizing::{self, REDISBLOOM_LN2};
+use rsbloom_core::cuckoo::{rdb as cuckoo_rdb, scandump as cuckoo_scandump};
+use rsbloom_core::{Cuckoo, CuckooSpec};
+use rsbloom_core::{rdb, scandump, Chain, Filter, FilterSpec, Growth, Sliding, Window};
 use rsbloom_fuzz::{decode_dump, decode_rdb, encode_dump, encode_rdb, fields_of, CHUNKS_LIMIT};
 
 const ARGS: &[&str] = &[

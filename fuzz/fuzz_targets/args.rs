@@ -4,8 +4,8 @@
 #![no_main]
 
 use libfuzzer_sys::fuzz_target;
-use rsbloom::args::{self, IntegerArg, Refusal};
-use rsbloom::core::{FilterSpec, Growth, Window};
+use rsbloom_core::args::{self, IntegerArg, Refusal};
+use rsbloom_core::{FilterSpec, Growth, Window};
 
 /// The module's integer load arguments, with ranges like the config table's.
 const INTEGER_ARGS: [IntegerArg; 2] = [

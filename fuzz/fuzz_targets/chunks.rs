@@ -5,7 +5,7 @@
 #![no_main]
 
 use libfuzzer_sys::fuzz_target;
-use rsbloom::core::scandump;
+use rsbloom_core::scandump;
 use rsbloom_fuzz::{check_filter, check_loaded_chunk, decode_dump, CHUNKS_LIMIT};
 
 fuzz_target!(|data: &[u8]| {

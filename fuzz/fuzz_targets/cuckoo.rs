@@ -7,9 +7,10 @@
 #![no_main]
 
 use libfuzzer_sys::fuzz_target;
-use rsbloom::args::{self, Refusal};
-use rsbloom::core::decode::FieldSlice;
-use rsbloom::core::{cuckoo_rdb, cuckoo_scandump, Cuckoo, CuckooError};
+use rsbloom_core::args::{self, Refusal};
+use rsbloom_core::codec::FieldSlice;
+use rsbloom_core::cuckoo::{rdb as cuckoo_rdb, scandump as cuckoo_scandump};
+use rsbloom_core::{Cuckoo, CuckooError};
 use rsbloom_fuzz::{decode_dump, decode_rdb, CHUNKS_LIMIT};
 
 fuzz_target!(init: rsbloom_fuzz::lazy_alloc::install(), |data: &[u8]| {

@@ -5,10 +5,10 @@
 #![no_main]
 
 use libfuzzer_sys::fuzz_target;
-use rsbloom::core::decode::FieldSlice;
-use rsbloom::core::rdb::{self, ENCODING_VERSION};
-use rsbloom::core::redisbloom_rdb::{self, MAX_ENCODING_VERSION};
-use rsbloom::core::Filter;
+use rsbloom_core::codec::FieldSlice;
+use rsbloom_core::rdb::{self, ENCODING_VERSION};
+use rsbloom_core::bloom::redisbloom_rdb::{self, MAX_ENCODING_VERSION};
+use rsbloom_core::Filter;
 use rsbloom_fuzz::{check_filter, decode_rdb};
 
 /// Per-filter limit for growth in `check_chain`.

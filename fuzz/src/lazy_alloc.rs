@@ -14,7 +14,7 @@
 use std::ffi::c_void;
 use std::sync::atomic::{AtomicBool, AtomicUsize, Ordering};
 
-use rsbloom::core::sizing::MAX_LINK_BITS;
+use rsbloom_core::sizing::MAX_LINK_BITS;
 
 /// Zeroed blocks from this size on are served from the lazy region; no fuzz input can back a
 /// link this big, so every such block is one whose bits are missing.

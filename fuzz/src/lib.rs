@@ -3,11 +3,11 @@
 
 pub mod lazy_alloc;
 
-use rsbloom::core::decode::{Field, FieldSlice};
-use rsbloom::core::scandump::{self, Scan};
-use rsbloom::core::sizing::{MAX_HASHES, MAX_LINK_BITS};
-use rsbloom::core::sliding::{Sliding, OPEN};
-use rsbloom::core::{rdb, AddOutcome, Chain, Filter};
+use rsbloom_core::codec::{Field, FieldSlice};
+use rsbloom_core::scandump::{self, Scan};
+use rsbloom_core::sizing::{MAX_HASHES, MAX_LINK_BITS};
+use rsbloom_core::window::sliding::{Sliding, OPEN};
+use rsbloom_core::{rdb, AddOutcome, Chain, Filter};
 
 /// Per-filter limit for the `chunks` target: small enough that every accepted header is cheap
 /// to allocate and copy, large enough for multi-link chains.

@@ -16,10 +16,11 @@
 
 use super::chain_error_text;
 use super::create::create;
-use crate::args::{self, Refusal};
-use crate::core::{AddOutcome, ChainError, Filter, FilterSpec};
 use crate::redis::{Args, Ctx, KeyContent, Word};
-use crate::{config, errors, stats};
+use crate::{config, stats};
+use rsbloom_core::args::{self, Refusal};
+use rsbloom_core::errors;
+use rsbloom_core::{AddOutcome, ChainError, Filter, FilterSpec};
 
 pub fn add(ctx: &Ctx, a: &Args) {
     if a.len() != 3 {

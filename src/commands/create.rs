@@ -5,9 +5,10 @@
 use std::io::Read;
 
 use super::chain_error_text;
-use crate::core::{Filter, FilterSpec};
+use crate::config;
 use crate::redis::{Args, Ctx, Key, Word};
-use crate::{args, config};
+use rsbloom_core::args;
+use rsbloom_core::{Filter, FilterSpec};
 
 /// A seed from the operating system's random source.
 pub fn random_seed() -> u64 {

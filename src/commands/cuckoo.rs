@@ -14,12 +14,12 @@
 //! read as empty) rsbloom differs, as the README lists.
 
 use super::create::random_seed;
-use crate::args::{self, Refusal};
-use crate::core::cuckoo_scandump::{self, HeaderError};
-use crate::core::{Cuckoo, CuckooError, CuckooSpec};
-use crate::errors::{self, cf};
 use crate::redis::{Args, Ctx, Key, KeyContent, Word};
 use crate::{config, stats};
+use rsbloom_core::args::{self, Refusal};
+use rsbloom_core::cuckoo::scandump::{self as cuckoo_scandump, HeaderError};
+use rsbloom_core::errors::{self, cf};
+use rsbloom_core::{Cuckoo, CuckooError, CuckooSpec};
 
 /// The reply to a refused argument list.
 fn refuse(ctx: &Ctx, refusal: Refusal) {

@@ -1,9 +1,9 @@
 //! BF.DEBUG key: the chain's item count, then one status line per link; for a window filter,
 //! its window, then one line per slice with its age and fill.
 
-use crate::core::sliding::{Kind, Sliding, OPEN};
-use crate::core::{Chain, Filter};
 use crate::redis::{Args, Ctx};
+use rsbloom_core::window::sliding::{Kind, Sliding, OPEN};
+use rsbloom_core::{Chain, Filter};
 
 pub fn debug(ctx: &Ctx, a: &Args) {
     if a.len() != 2 {

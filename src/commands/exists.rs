@@ -1,8 +1,8 @@
 //! BF.EXISTS key item, BF.MEXISTS key item [item ...]
 
-use crate::core::Filter;
-use crate::errors;
 use crate::redis::{Args, Ctx, KeyContent};
+use rsbloom_core::errors;
+use rsbloom_core::Filter;
 
 pub fn exists(ctx: &Ctx, a: &Args) {
     if a.len() != 3 {

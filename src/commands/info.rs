@@ -6,10 +6,10 @@
 
 use std::ffi::CStr;
 
-use crate::core::sliding::{Kind, Sliding};
-use crate::core::{Filter, Growth};
 use crate::redis::{Args, Ctx, KeyContent};
-use crate::{args, errors};
+use rsbloom_core::window::sliding::{Kind, Sliding};
+use rsbloom_core::{args, errors};
+use rsbloom_core::{Filter, Growth};
 
 /// One BF.INFO field: the option that selects it, its name in the reply, and its value at the
 /// server time `now` (None is a null).

@@ -11,8 +11,8 @@ pub mod reserve;
 pub mod scandump;
 pub mod table;
 
-use crate::core::ChainError;
-use crate::errors;
+use rsbloom_core::errors;
+use rsbloom_core::ChainError;
 
 /// The reply text of a chain error.
 pub fn chain_error_text(e: &ChainError) -> String {

@@ -4,10 +4,11 @@
 //! one. rsbloom replicates every creation with it, so replicas and AOF replays match bit for bit.
 
 use super::create::create;
-use crate::args::{self, Refusal};
-use crate::core::Filter;
+use crate::config;
 use crate::redis::{Args, Ctx, KeyContent};
-use crate::{config, errors};
+use rsbloom_core::args::{self, Refusal};
+use rsbloom_core::errors;
+use rsbloom_core::Filter;
 
 pub fn reserve(ctx: &Ctx, a: &Args) {
     let r = match args::reserve(&a.to_vec(), config::expansion()) {

@@ -1,11 +1,12 @@
 //! BF.SCANDUMP key iterator, BF.LOADCHUNK key iterator data: the incremental dump and restore
 //! of a filter (format and iterator rules in `core::scandump`).
 
-use crate::core::scandump::{self, DumpError, Scan};
-use crate::core::Filter;
-use crate::core::FIXED_SEED;
+use crate::config;
 use crate::redis::{Args, Ctx, KeyContent};
-use crate::{args, config, errors};
+use rsbloom_core::scandump::{self, DumpError, Scan};
+use rsbloom_core::Filter;
+use rsbloom_core::FIXED_SEED;
+use rsbloom_core::{args, errors};
 
 pub fn scandump(ctx: &Ctx, a: &Args) {
     if a.len() != 3 {

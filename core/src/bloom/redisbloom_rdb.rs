@@ -2,7 +2,7 @@
 //! by RedisBloom loads into rsbloom unchanged (drop-in migration). The links keep RedisBloom's
 //! hashing ([`Layout::RedisBloom`], or [`Layout::RedisBloom32`] for filters without FORCE64);
 //! links grown later are native ones. rsbloom always saves its own encoding
-//! ([`super::codec::ENCODING_VERSION`]).
+//! ([`crate::codec::ENCODING_VERSION`]).
 //!
 //! ```text
 //! unsigned  chain size (items)
@@ -24,10 +24,11 @@
 //! what rsbloom needs to hold the link (whole 64-bit words, bounded sizes) and a chain size equal
 //! to the sum of the link sizes.
 
-use super::chain::Chain;
-use super::decode::{read_pieces, ChainBuilder, ChainHeader, DecodeError, FieldReader, LinkHeader};
-use super::link::Layout;
-use super::scandump::{redisbloom_hashes_ok, OPT_FORCE64, OPT_NONSCALING, REDISBLOOM_OPTIONS};
+use crate::bloom::builder::{ChainBuilder, ChainHeader, LinkHeader};
+use crate::bloom::chain::Chain;
+use crate::bloom::link::Layout;
+use crate::codec::{read_pieces, DecodeError, FieldReader};
+use crate::scandump::{redisbloom_hashes_ok, OPT_FORCE64, OPT_NONSCALING, REDISBLOOM_OPTIONS};
 
 /// The newest RedisBloom encoding version (RedisBloom 2.x to 8.x write it).
 pub const MAX_ENCODING_VERSION: i32 = 4;
@@ -113,9 +114,9 @@ pub fn decode(r: &mut impl FieldReader, encver: i32, seed: u64) -> Result<Chain,
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::decode::{Field, FieldSlice, FieldWriter};
+    use crate::bloom::link::Link;
+    use crate::codec::{Field, FieldSlice, FieldWriter};
     use crate::hash::ItemHash;
-    use crate::link::Link;
     use crate::{rdb, sizing};
 
     const SEED: u64 = 0x5eed;

@@ -21,9 +21,9 @@
 
 use xxhash_rust::xxh3::xxh3_64_with_seed;
 
-use super::hash::murmur64a;
-use super::hints::{advise_huge_pages, prefetch_byte};
-use super::spec::CuckooSpec;
+use crate::hash::murmur64a;
+use crate::hints::{advise_huge_pages, prefetch_byte};
+use crate::spec::CuckooSpec;
 
 /// The most sub-filters a filter holds (RedisBloom's count is 16 bits, and wraps past this).
 pub const MAX_FILTERS: usize = 65535;
@@ -167,7 +167,7 @@ impl Cuckoo {
     }
 
     /// A filter of the given parts, from a decoder that checked them
-    /// ([`super::decode::CuckooBuilder::finish`] and the tests).
+    /// ([`crate::cuckoo::builder::CuckooBuilder::finish`] and the tests).
     pub(super) fn from_parts(
         filters: Vec<Box<[u8]>>,
         bucket_size: u8,

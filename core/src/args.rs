@@ -2,8 +2,8 @@
 //! junk, no NaN), options matched case-insensitively, and the option parsing that needs no
 //! Redis context.
 
-use crate::core::{CuckooSpec, FilterSpec, Growth, Window};
 use crate::errors;
+use crate::{CuckooSpec, FilterSpec, Growth, Window};
 
 /// Parses a strict signed 64-bit integer the way Redis's `string2ll` (and so RedisBloom, through
 /// `RedisModule_StringToLongLong`) does: an optional `-`, then `0` alone or digits without a
@@ -196,7 +196,7 @@ impl WindowOptions {
             (false, Some(seconds)) => Window::Time { seconds },
             (false, None) => Window::Unbounded,
         };
-        if window != Window::Unbounded && !crate::core::sliding::supports_error(error) {
+        if window != Window::Unbounded && !crate::window::sliding::supports_error(error) {
             return refuse(errors::WINDOW_ERROR_RATE);
         }
         let growth = match window {
@@ -275,7 +275,7 @@ pub fn insert(argv: &[&[u8]], defaults: FilterSpec) -> Result<Insert, Refusal> {
             let ms = argv
                 .get(i + 1)
                 .and_then(|v| unsigned(v))
-                .filter(|&ms| ms <= crate::core::sliding::MAX_CLOCK);
+                .filter(|&ms| ms <= crate::window::sliding::MAX_CLOCK);
             clock = Some(ms.ok_or(Refusal::Reply(errors::BAD_AT))?);
             i += 2;
             continue;
@@ -387,7 +387,7 @@ pub fn cuckoo_reserve(argv: &[&[u8]]) -> Result<CuckooReserve, Refusal> {
             "EXPANSION",
             cf::PARSE_EXPANSION,
             cf::EXPANSION_RANGE,
-            0..=i64::from(crate::core::cuckoo::MAX_EXPANSION),
+            0..=i64::from(crate::cuckoo::filter::MAX_EXPANSION),
             i64::from(CuckooSpec::DEFAULT_EXPANSION),
         ),
     ];

@@ -2,11 +2,11 @@
 //! every link. When the newest link is full a new one is appended with `capacity * expansion`
 //! and half the error rate, so the compound rate stays under the requested one.
 
-use super::hash::ItemHash;
-use super::link::{Layout, Link};
-use super::lookahead::Lookahead;
-use super::sizing::{self, Geometry};
-use super::spec::{FilterSpec, Growth};
+use crate::bloom::link::{Layout, Link};
+use crate::hash::ItemHash;
+use crate::lookahead::Lookahead;
+use crate::sizing::{self, Geometry};
+use crate::spec::{FilterSpec, Growth};
 
 /// Fraction of the requested rate a NONSCALING link is sized for.
 pub const NONSCALING_HEADROOM: f64 = 0.9;
@@ -40,7 +40,7 @@ pub enum AddOutcome {
 }
 
 /// A chain of links: the value behind one Redis key. Built by [`Chain::new`] or, from a
-/// serialised form, by [`super::decode::ChainBuilder`], which between them own every invariant:
+/// serialised form, by [`crate::bloom::builder::ChainBuilder`], which between them own every invariant:
 /// at least one link, item counts that add up, a scaling chain's expansion of at least 1.
 #[derive(Debug, Clone, PartialEq)]
 pub struct Chain {
@@ -82,7 +82,7 @@ impl Chain {
         })
     }
 
-    /// A chain a decoder checked (see [`super::decode::ChainBuilder`]).
+    /// A chain a decoder checked (see [`crate::bloom::builder::ChainBuilder`]).
     pub(super) fn from_decoded(
         items: u64,
         expansion: u32,
@@ -125,7 +125,7 @@ impl Chain {
     }
 
     /// The links, for the SCANDUMP loader to fill their bits.
-    pub(super) fn links_mut(&mut self) -> &mut [Link] {
+    pub(crate) fn links_mut(&mut self) -> &mut [Link] {
         &mut self.links
     }
 
@@ -227,7 +227,7 @@ impl Chain {
     }
 
     /// Checks items in order, passing each answer to `answer`. Each item is hashed and its
-    /// lines prefetched [`LOOKAHEAD`](super::lookahead::LOOKAHEAD) items before it is probed, so the cache misses of a
+    /// lines prefetched [`LOOKAHEAD`](crate::lookahead::LOOKAHEAD) items before it is probed, so the cache misses of a
     /// batch overlap instead of queueing one after another.
     pub fn contains_many<'a>(
         &self,
@@ -612,7 +612,7 @@ mod tests {
             largest.bits > MAX_LINK_BITS - MAX_LINK_BITS / 1000,
             "{largest:?}"
         );
-        let header = crate::decode::LinkHeader {
+        let header = crate::bloom::builder::LinkHeader {
             layout: Layout::Native,
             capacity: lo,
             error: 0.01,

@@ -42,12 +42,12 @@
 //! half the fill per step) so the rate holds; the large slices age out with the burst. With
 //! `NONSCALING`, or past the memory limit, the add is refused and nothing changes.
 
-use super::chain::{AddOutcome, ChainError};
-use super::hash::{reduce, ItemHash};
-use super::hints;
-use super::link::{words_as_bytes, words_as_bytes_mut};
-use super::sizing::{MAX_LINK_BITS, WORD_BITS};
-use super::spec::{FilterSpec, Growth, Window};
+use crate::bloom::chain::{AddOutcome, ChainError};
+use crate::bloom::link::{words_as_bytes, words_as_bytes_mut};
+use crate::hash::{reduce, ItemHash};
+use crate::hints;
+use crate::sizing::{MAX_LINK_BITS, WORD_BITS};
+use crate::spec::{FilterSpec, Growth, Window};
 
 /// Share of the requested rate the computed worst-case rate may reach: room for sampling
 /// noise, so a measured rate stays under the request (as NONSCALING chains have).
@@ -555,7 +555,7 @@ impl Slice {
 }
 
 /// A sliding-window filter: the value behind a key created with `SLIDING` or `WINDOW`. Built by
-/// [`Sliding::new`] or, from a serialised form, by [`super::decode::SlidingBuilder`], which
+/// [`Sliding::new`] or, from a serialised form, by [`crate::window::builder::SlidingBuilder`], which
 /// between them own its invariants.
 #[derive(Debug, Clone, PartialEq)]
 pub struct Sliding {
@@ -1435,7 +1435,7 @@ impl Sliding {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::decode::FieldSlice;
+    use crate::codec::FieldSlice;
     use crate::{rdb, Filter};
 
     const HOUR: u64 = 3_600_000;

@@ -17,11 +17,10 @@
 //! RedisBloom's byte for byte but for the seed). RedisBloom refuses the version (it reads up to
 //! 4), so it cannot misread an rsbloom RDB.
 
-use super::cuckoo::Cuckoo;
-use super::decode::{
-    read_pieces, CuckooBuilder, CuckooHeader, DecodeError, FieldReader, FieldWriter,
-};
-use super::rdb::CHUNK_BYTES;
+use crate::codec::{read_pieces, DecodeError, FieldReader, FieldWriter};
+use crate::cuckoo::builder::{CuckooBuilder, CuckooHeader};
+use crate::cuckoo::filter::Cuckoo;
+use crate::rdb::CHUNK_BYTES;
 
 /// RDB encoding version of rsbloom's cuckoo format (the same number as its Bloom format's).
 pub const ENCODING_VERSION: i32 = 100;
@@ -103,8 +102,8 @@ pub fn decode(r: &mut impl FieldReader, encver: i32) -> Result<Cuckoo, DecodeErr
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::cuckoo::MAX_FILTERS;
-    use crate::decode::{Field, FieldSlice};
+    use crate::codec::{Field, FieldSlice};
+    use crate::cuckoo::filter::MAX_FILTERS;
     use crate::CuckooSpec;
 
     fn filled(seed: u64) -> Cuckoo {

@@ -18,8 +18,9 @@
 //! reply's next iterator is `it + len`, and LOADCHUNK takes each chunk with the iterator that
 //! came with it, so the chunk starts at `it - len - 1`.
 
-use super::cuckoo::Cuckoo;
-use super::decode::{CuckooBuilder, CuckooHeader, DecodeError};
+use crate::codec::DecodeError;
+use crate::cuckoo::builder::{CuckooBuilder, CuckooHeader};
+use crate::cuckoo::filter::Cuckoo;
 
 /// RedisBloom's header length.
 pub const HEADER_BYTES: usize = 38;
@@ -178,7 +179,7 @@ pub fn load_chunk(cf: &mut Cuckoo, iterator: i64, data: &[u8]) -> Result<(), Chu
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::cuckoo::MAX_FILTERS;
+    use crate::cuckoo::filter::MAX_FILTERS;
     use crate::CuckooSpec;
 
     fn hex(s: &str) -> Vec<u8> {

@@ -2,9 +2,9 @@
 
 use bitvec::prelude::{BitBox, BitVec, Lsb0};
 
-use super::hash::{reduce, ItemHash};
-use super::hints;
-use super::sizing::Geometry;
+use crate::hash::{reduce, ItemHash};
+use crate::hints;
+use crate::sizing::Geometry;
 
 /// How a link maps an item onto bits. Stored per link in every serialised form, so a chain can
 /// hold links of different layouts (a filter migrated from RedisBloom keeps its old links and

@@ -47,7 +47,7 @@ pub fn link_too_large(needed: u64) -> String {
     format!(
         "ERR filter would need a link of {needed} bytes, over the largest link rsbloom stores \
          ({} bytes)",
-        crate::core::sizing::MAX_LINK_BITS / 8
+        crate::sizing::MAX_LINK_BITS / 8
     )
 }
 

@@ -1,0 +1,6 @@
+//! Cuckoo filters (`CF.*`), which delete: RedisBloom's layout and algorithms.
+
+pub mod builder;
+pub mod filter;
+pub mod rdb;
+pub mod scandump;

@@ -1,0 +1,4 @@
+//! Window filters: Bloom filters that forget (`SLIDING`, `WINDOW seconds`).
+
+pub mod builder;
+pub mod sliding;
