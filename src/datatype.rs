@@ -9,6 +9,7 @@ use std::os::raw::c_char;
 use redis_module::native_types::RedisType;
 use redis_module::raw;
 
+use crate::stats::{self, Counters, Gauges};
 use crate::unwind::no_unwind;
 use rsbloom_core::bloom::redisbloom_rdb;
 use rsbloom_core::codec::{FieldReader, FieldWriter};
@@ -32,15 +33,13 @@ pub trait Stored: Clone + 'static {
     fn dump(&self, emit: &mut dyn FnMut(i64, &[u8]));
     /// Everything DEBUG DIGEST covers but the item count: header, then every array.
     fn digest_parts(&self, add: &mut dyn FnMut(&[u8]));
-    /// The item count DEBUG DIGEST ends with.
-    fn count(&self) -> u64;
     /// MEMORY USAGE's figure for the value.
     fn memory_usage(&self) -> u64;
-    /// Bytes of bits or slots: the work of freeing the value.
-    fn storage_bytes(&self) -> u64;
-    /// The value became one Redis holds / one Redis held is being freed (INFO's gauges).
-    fn created(&self);
-    fn freed(&self);
+    /// What INFO's gauges follow: the bytes of bits or slots (also the work of freeing the
+    /// value) and the item count (also what DEBUG DIGEST ends with).
+    fn gauges(&self) -> Gauges;
+    /// This kind's INFO counters.
+    fn counters() -> &'static Counters;
 }
 
 impl Stored for Filter {
@@ -75,20 +74,17 @@ impl Stored for Filter {
             add(bits);
         }
     }
-    fn count(&self) -> u64 {
-        self.added()
-    }
     fn memory_usage(&self) -> u64 {
         Filter::memory_usage(self)
     }
-    fn storage_bytes(&self) -> u64 {
-        self.bit_bytes()
+    fn gauges(&self) -> Gauges {
+        Gauges {
+            bytes: self.bit_bytes(),
+            items: self.added(),
+        }
     }
-    fn created(&self) {
-        crate::stats::filter_created(self);
-    }
-    fn freed(&self) {
-        crate::stats::filter_freed(self);
+    fn counters() -> &'static Counters {
+        &stats::BLOOM
     }
 }
 
@@ -107,7 +103,7 @@ impl Stored for Cuckoo {
     fn dump(&self, emit: &mut dyn FnMut(i64, &[u8])) {
         emit(1, &cuckoo_scandump::header(self));
         for (next, data) in cuckoo_scandump::chunks(self) {
-            emit(next as i64, data);
+            emit(next, data);
         }
     }
     fn digest_parts(&self, add: &mut dyn FnMut(&[u8])) {
@@ -116,20 +112,17 @@ impl Stored for Cuckoo {
             add(slots);
         }
     }
-    fn count(&self) -> u64 {
-        self.items()
-    }
     fn memory_usage(&self) -> u64 {
         Cuckoo::memory_usage(self)
     }
-    fn storage_bytes(&self) -> u64 {
-        self.slot_bytes()
+    fn gauges(&self) -> Gauges {
+        Gauges {
+            bytes: self.slot_bytes(),
+            items: self.items(),
+        }
     }
-    fn created(&self) {
-        crate::stats::cuckoo_created(self);
-    }
-    fn freed(&self) {
-        crate::stats::cuckoo_freed(self);
+    fn counters() -> &'static Counters {
+        &stats::CUCKOO
     }
 }
 
@@ -260,7 +253,7 @@ extern "C" fn rdb_load<T: Stored>(rdb: *mut raw::RedisModuleIO, encver: c_int) -
     });
     match decoded {
         Ok(value) => {
-            value.created();
+            T::counters().value_created(value.gauges());
             Box::into_raw(Box::new(value)).cast()
         }
         Err(why) => {
@@ -286,7 +279,7 @@ extern "C" fn free<T: Stored>(value: *mut c_void) {
     no_unwind((), || {
         // SAFETY: Redis hands back a value created with `Box<T>`, once.
         let value = unsafe { Box::from_raw(value.cast::<T>()) };
-        value.freed();
+        T::counters().value_freed(value.gauges());
     });
 }
 
@@ -338,7 +331,10 @@ extern "C" fn digest<T: Stored>(md: *mut raw::RedisModuleDigest, value: *mut c_v
     no_unwind((), || value.digest_parts(&mut add));
     // SAFETY: live digest handle.
     unsafe {
-        raw::RedisModule_DigestAddLongLong.unwrap()(md, value.count() as std::ffi::c_longlong);
+        raw::RedisModule_DigestAddLongLong.unwrap()(
+            md,
+            value.gauges().items as std::ffi::c_longlong,
+        );
         raw::RedisModule_DigestEndSequence.unwrap()(md);
     }
 }
@@ -353,7 +349,7 @@ extern "C" fn copy<T: Stored>(
     let value = unsafe { value_of::<T>(value) };
     // NULL makes COPY fail cleanly (out of memory is an abort, not a panic, in Redis).
     no_unwind(std::ptr::null_mut(), || {
-        value.created();
+        T::counters().value_created(value.gauges());
         Box::into_raw(Box::new(value.clone())).cast()
     })
 }
@@ -366,5 +362,5 @@ extern "C" fn free_effort<T: Stored>(
 ) -> usize {
     // SAFETY: Redis passes a value of this callback's type.
     let value = unsafe { value_of::<T>(value) };
-    (value.storage_bytes() / 8 / 1024 + 1) as usize
+    (value.gauges().bytes / 8 / 1024 + 1) as usize
 }

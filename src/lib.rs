@@ -8,13 +8,13 @@
 compile_error!("rsbloom stores bit arrays as little-endian words and needs a little-endian target");
 
 mod alloc;
-pub mod capabilities;
-pub mod commands;
-pub mod config;
-pub mod datatype;
-pub mod redis;
-pub mod stats;
-pub mod unwind;
+mod capabilities;
+mod commands;
+mod config;
+mod datatype;
+mod redis;
+mod stats;
+mod unwind;
 
 use std::ffi::c_int;
 

@@ -53,10 +53,6 @@ impl<'a> Args<'a> {
         self.0.len()
     }
 
-    pub fn is_empty(&self) -> bool {
-        self.0.is_empty()
-    }
-
     /// Argument `i` as bytes.
     pub fn get(&self, i: usize) -> &'a [u8] {
         // SAFETY: argv entries are valid strings for the duration of the command call.
@@ -324,7 +320,7 @@ impl Key {
         // SAFETY: `value` is alive while the key is (Redis owns it now), and the exclusive
         // borrow of `self` keeps any other reference from being made meanwhile.
         let value = unsafe { &mut *value };
-        value.created();
+        T::counters().value_created(value.gauges());
         value
     }
 }

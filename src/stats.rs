@@ -1,135 +1,128 @@
-//! Module-wide statistics for `INFO bf` (section `bf_stats`): live gauges of the Bloom and cuckoo
-//! filter values Redis holds, and counters of the work done since the module loaded.
+//! Module-wide statistics for `INFO bf` (section `bf_stats`): for each filter kind, live gauges
+//! of the values Redis holds and counters of the work done since the module loaded.
 //!
-//! The gauges are kept exact by counting every place a value enters Redis (a command creating
-//! a key, RDB load, COPY) or leaves it (the type's free callback), and every change to a live
-//! value (adds and growth, counted once per command). Relaxed atomics: INFO needs no ordering,
-//! and a value may be freed in a lazyfree thread.
+//! Both kinds count the same way, through one [`Counters`] each ([`BLOOM`], [`CUCKOO`]): the
+//! gauges are kept exact by counting every place a value enters Redis (a command creating a
+//! key, RDB load, COPY: [`Counters::value_created`]) or leaves it (the type's free callback:
+//! [`Counters::value_freed`]), and every change a command makes to a live value, once per
+//! command ([`Counters::value_changed`], from the value's [`Gauges`] before and after).
+//! Relaxed atomics: INFO needs no ordering, and a value may be freed in a lazyfree thread.
 
 use std::ffi::{c_int, CStr};
 use std::sync::atomic::{AtomicU64, Ordering::Relaxed};
 
 use redis_module::raw;
 
-use rsbloom_core::{Cuckoo, Filter};
-
-static FILTERS: AtomicU64 = AtomicU64::new(0);
-static BYTES: AtomicU64 = AtomicU64::new(0);
-static ITEMS: AtomicU64 = AtomicU64::new(0);
-static ADDS: AtomicU64 = AtomicU64::new(0);
-static CHECKS: AtomicU64 = AtomicU64::new(0);
-static REFUSALS: AtomicU64 = AtomicU64::new(0);
-static CF_FILTERS: AtomicU64 = AtomicU64::new(0);
-static CF_BYTES: AtomicU64 = AtomicU64::new(0);
-static CF_ITEMS: AtomicU64 = AtomicU64::new(0);
-static CF_ADDS: AtomicU64 = AtomicU64::new(0);
-static CF_CHECKS: AtomicU64 = AtomicU64::new(0);
-static CF_DELETES: AtomicU64 = AtomicU64::new(0);
-static CF_REFUSALS: AtomicU64 = AtomicU64::new(0);
-
-/// A filter became a value Redis holds.
-pub fn filter_created(filter: &Filter) {
-    FILTERS.fetch_add(1, Relaxed);
-    BYTES.fetch_add(filter.bit_bytes(), Relaxed);
-    ITEMS.fetch_add(filter.added(), Relaxed);
+/// What the gauges follow of one value: the bytes of its bits or slots, and the items it
+/// counts (`BF.CARD`'s adds for a Bloom filter, the inserted items for a cuckoo filter).
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct Gauges {
+    pub bytes: u64,
+    pub items: u64,
 }
 
-/// A value Redis held is being freed.
-pub fn filter_freed(filter: &Filter) {
-    FILTERS.fetch_sub(1, Relaxed);
-    BYTES.fetch_sub(filter.bit_bytes(), Relaxed);
-    ITEMS.fetch_sub(filter.added(), Relaxed);
+/// What one command did to a filter, item by item.
+#[derive(Debug, Default, Clone, Copy)]
+pub struct Work {
+    /// Items inserted (new to a Bloom filter; every insert of a cuckoo filter).
+    pub added: u64,
+    /// Items deleted (cuckoo filters).
+    pub deleted: u64,
+    /// Items refused: a full filter, the memory limit, a filter that cannot grow.
+    pub refused: u64,
 }
 
-/// A cuckoo filter became a value Redis holds.
-pub fn cuckoo_created(cf: &Cuckoo) {
-    CF_FILTERS.fetch_add(1, Relaxed);
-    CF_BYTES.fetch_add(cf.slot_bytes(), Relaxed);
-    CF_ITEMS.fetch_add(cf.items(), Relaxed);
+/// The gauges and counters of one filter kind.
+pub struct Counters {
+    filters: AtomicU64,
+    bytes: AtomicU64,
+    items: AtomicU64,
+    adds: AtomicU64,
+    checks: AtomicU64,
+    deletes: AtomicU64,
+    refusals: AtomicU64,
 }
 
-/// A cuckoo filter Redis held is being freed.
-pub fn cuckoo_freed(cf: &Cuckoo) {
-    CF_FILTERS.fetch_sub(1, Relaxed);
-    CF_BYTES.fetch_sub(cf.slot_bytes(), Relaxed);
-    CF_ITEMS.fetch_sub(cf.items(), Relaxed);
+/// Bloom and window filters (`MBbloom--`), reported without a prefix.
+pub static BLOOM: Counters = Counters::new();
+/// Cuckoo filters (`MBbloomCF`), reported as `cf_*`.
+pub static CUCKOO: Counters = Counters::new();
+
+/// Adds `delta` (wrapping: a cuckoo item count may wrap below zero, as RedisBloom's does, and
+/// the gauge with it, consistently with the free that subtracts the value's own count). Each
+/// atomic add is a locked instruction: only the counters that moved are touched.
+fn add(cell: &AtomicU64, delta: u64) {
+    if delta != 0 {
+        cell.fetch_add(delta, Relaxed);
+    }
 }
 
-/// One cuckoo write command's effect on a live filter: its slot bytes and items before and
-/// after (a LOADCHUNK or a compaction changes them without an add), `added` inserts, `deleted`
-/// deletes and `refused` items refused (full, memory, sub-filter limit).
-pub fn cuckoo_changed(
-    before: (u64, u64),
-    after: (u64, u64),
-    added: u64,
-    deleted: u64,
-    refused: u64,
-) {
-    // Each atomic add is a locked instruction: only the counters that moved are touched.
-    let add = |cell: &AtomicU64, delta: u64| {
-        if delta != 0 {
-            cell.fetch_add(delta, Relaxed);
+impl Counters {
+    const fn new() -> Self {
+        Counters {
+            filters: AtomicU64::new(0),
+            bytes: AtomicU64::new(0),
+            items: AtomicU64::new(0),
+            adds: AtomicU64::new(0),
+            checks: AtomicU64::new(0),
+            deletes: AtomicU64::new(0),
+            refusals: AtomicU64::new(0),
         }
-    };
-    // Wrapping: a cuckoo item count may wrap below zero (RedisBloom's), and the gauge with it,
-    // consistently with the free that subtracts the value's own count.
-    add(&CF_BYTES, after.0.wrapping_sub(before.0));
-    add(&CF_ITEMS, after.1.wrapping_sub(before.1));
-    add(&CF_ADDS, added);
-    add(&CF_DELETES, deleted);
-    add(&CF_REFUSALS, refused);
-}
-
-/// `n` items checked by CF.EXISTS / CF.MEXISTS / CF.COUNT.
-pub fn cuckoo_checks(n: u64) {
-    CF_CHECKS.fetch_add(n, Relaxed);
-}
-
-/// A window filter's memory changed by something other than an add (it dropped slices
-/// before the add that followed): `freed` bytes.
-pub fn bytes_freed(freed: u64) {
-    if freed != 0 {
-        BYTES.fetch_sub(freed, Relaxed);
     }
-}
 
-/// One add command's effect on a live filter: `added` new items, `grown_bytes` of new links,
-/// `refused` items refused (full, memory limit, cannot grow).
-pub fn adds(added: u64, grown_bytes: u64, refused: u64) {
-    if added != 0 {
-        ADDS.fetch_add(added, Relaxed);
-        ITEMS.fetch_add(added, Relaxed);
+    /// A value with these gauges became one Redis holds.
+    pub fn value_created(&self, g: Gauges) {
+        self.filters.fetch_add(1, Relaxed);
+        add(&self.bytes, g.bytes);
+        add(&self.items, g.items);
     }
-    if grown_bytes != 0 {
-        BYTES.fetch_add(grown_bytes, Relaxed);
-    }
-    if refused != 0 {
-        REFUSALS.fetch_add(refused, Relaxed);
-    }
-}
 
-/// `n` items checked by BF.EXISTS / BF.MEXISTS.
-pub fn checks(n: u64) {
-    CHECKS.fetch_add(n, Relaxed);
+    /// A value Redis held, with these gauges, is being freed.
+    pub fn value_freed(&self, g: Gauges) {
+        self.filters.fetch_sub(1, Relaxed);
+        add(&self.bytes, g.bytes.wrapping_neg());
+        add(&self.items, g.items.wrapping_neg());
+    }
+
+    /// One write command on a live value: its gauges before and after (growth, slices a window
+    /// dropped, a LOADCHUNK or a compaction move them too), and the work it did.
+    pub fn value_changed(&self, before: Gauges, after: Gauges, work: Work) {
+        add(&self.bytes, after.bytes.wrapping_sub(before.bytes));
+        add(&self.items, after.items.wrapping_sub(before.items));
+        self.work_done(work);
+    }
+
+    /// Work that changed no value (items refused before a filter could be created).
+    pub fn work_done(&self, work: Work) {
+        add(&self.adds, work.added);
+        add(&self.deletes, work.deleted);
+        add(&self.refusals, work.refused);
+    }
+
+    /// `n` items looked up (`*.EXISTS`, `*.MEXISTS`, `CF.COUNT`).
+    pub fn items_checked(&self, n: u64) {
+        add(&self.checks, n);
+    }
 }
 
 /// The fields of the `bf_stats` section, in order: the Bloom filters', then the cuckoo
 /// filters' (`cf_`, with `cf_deletes`).
 pub fn fields() -> [(&'static CStr, u64); 13] {
+    let (b, c) = (&BLOOM, &CUCKOO);
     [
-        (c"filters", FILTERS.load(Relaxed)),
-        (c"bytes", BYTES.load(Relaxed)),
-        (c"items", ITEMS.load(Relaxed)),
-        (c"adds", ADDS.load(Relaxed)),
-        (c"checks", CHECKS.load(Relaxed)),
-        (c"refusals", REFUSALS.load(Relaxed)),
-        (c"cf_filters", CF_FILTERS.load(Relaxed)),
-        (c"cf_bytes", CF_BYTES.load(Relaxed)),
-        (c"cf_items", CF_ITEMS.load(Relaxed)),
-        (c"cf_adds", CF_ADDS.load(Relaxed)),
-        (c"cf_checks", CF_CHECKS.load(Relaxed)),
-        (c"cf_deletes", CF_DELETES.load(Relaxed)),
-        (c"cf_refusals", CF_REFUSALS.load(Relaxed)),
+        (c"filters", b.filters.load(Relaxed)),
+        (c"bytes", b.bytes.load(Relaxed)),
+        (c"items", b.items.load(Relaxed)),
+        (c"adds", b.adds.load(Relaxed)),
+        (c"checks", b.checks.load(Relaxed)),
+        (c"refusals", b.refusals.load(Relaxed)),
+        (c"cf_filters", c.filters.load(Relaxed)),
+        (c"cf_bytes", c.bytes.load(Relaxed)),
+        (c"cf_items", c.items.load(Relaxed)),
+        (c"cf_adds", c.adds.load(Relaxed)),
+        (c"cf_checks", c.checks.load(Relaxed)),
+        (c"cf_deletes", c.deletes.load(Relaxed)),
+        (c"cf_refusals", c.refusals.load(Relaxed)),
     ]
 }
 

@@ -1,6 +1,13 @@
-//! Every error reply text, in one table. The texts are RedisBloom 2.8.2's, byte for byte
-//! (several lack the `ERR` prefix, and the error-rate range text ends in a space), plus
-//! rsbloom's own for the cases RedisBloom mishandles.
+//! Every error reply text, in one table, and the one place that turns each domain error into
+//! its reply text. The texts are RedisBloom 2.8.2's, byte for byte (several lack the `ERR`
+//! prefix, and the error-rate range text ends in a space), plus rsbloom's own for the cases
+//! RedisBloom mishandles.
+
+use crate::codec::DecodeError;
+use crate::cuckoo::filter::CuckooError;
+use crate::outcome::FilterError;
+use crate::scandump::DumpError;
+use crate::sizing::MAX_LINK_BITS;
 
 pub const BAD_ERROR_RATE: &str = "ERR bad error rate";
 pub const ERROR_RATE_RANGE: &str = "ERR (0 < error rate range < 1) ";
@@ -47,7 +54,7 @@ pub fn link_too_large(needed: u64) -> String {
     format!(
         "ERR filter would need a link of {needed} bytes, over the largest link rsbloom stores \
          ({} bytes)",
-        crate::sizing::MAX_LINK_BITS / 8
+        MAX_LINK_BITS / 8
     )
 }
 
@@ -85,4 +92,56 @@ pub mod cf {
     pub const CANNOT_LOAD_CHUNK: &str = "Couldn't load chunk!";
     /// rsbloom: CF.RESERVE refuses what RedisBloom silently ignores.
     pub const UNKNOWN_RESERVE_ARGUMENT: &str = "ERR unknown argument for CF.RESERVE";
+}
+
+/// The reply to a Bloom or window filter's refused creation or add.
+pub fn filter_error(e: &FilterError) -> String {
+    match e {
+        FilterError::Full => FULL.to_string(),
+        FilterError::TooLarge { needed, limit } => too_large(*needed, *limit),
+        FilterError::LinkTooLarge { needed } => link_too_large(*needed),
+        FilterError::CannotGrow => CANNOT_GROW.to_string(),
+        FilterError::WindowFull => WINDOW_FULL.to_string(),
+    }
+}
+
+/// The reply to a refused BF.LOADCHUNK (header or chunk).
+pub fn bloom_dump_error(e: &DumpError) -> String {
+    match e {
+        DumpError::BadData(_) => BAD_DATA.to_string(),
+        DumpError::NoLink => NO_LINK.to_string(),
+        DumpError::TooBig => CHUNK_TOO_BIG.to_string(),
+        DumpError::TooLarge { needed, limit } => too_large(*needed, *limit),
+    }
+}
+
+/// The reply to a cuckoo filter's refused creation.
+pub fn cuckoo_create_error(e: &CuckooError) -> String {
+    match e {
+        CuckooError::TooLarge { needed, limit } => too_large(*needed, *limit),
+        _ => cf::INSUFFICIENT_MEMORY_CREATE.to_string(),
+    }
+}
+
+/// The reply to a refused CF.ADD / CF.ADDNX (in the arrays of CF.INSERT every refusal is -1).
+pub fn cuckoo_insert_error(e: &CuckooError) -> String {
+    match e {
+        CuckooError::Full => cf::FULL.to_string(),
+        CuckooError::MaxFilters => cf::MAX_EXPANSIONS.to_string(),
+        CuckooError::TooLarge { needed, limit } => too_large(*needed, *limit),
+        CuckooError::Insufficient => cf::INSUFFICIENT_MEMORY.to_string(),
+    }
+}
+
+/// The reply to a refused CF.LOADCHUNK: RedisBloom's header texts (a wrong length, a header it
+/// cannot build) and its one text for every chunk that does not fit.
+pub fn cuckoo_dump_error(e: &DumpError, header: bool) -> String {
+    match e {
+        DumpError::TooLarge { needed, limit } => too_large(*needed, *limit),
+        DumpError::BadData(Some(DecodeError::HeaderLength)) if header => {
+            cf::INVALID_HEADER.to_string()
+        }
+        _ if header => cf::CANNOT_CREATE.to_string(),
+        _ => cf::CANNOT_LOAD_CHUNK.to_string(),
+    }
 }

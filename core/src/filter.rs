@@ -1,7 +1,8 @@
 //! The value behind one key of the `MBbloom--` type: a scaling chain (RedisBloom's filters) or
 //! a window filter. The commands reach both through [`Filter`]; each kind keeps its own rules.
 
-use crate::bloom::chain::{AddOutcome, Chain, ChainError};
+use crate::bloom::chain::Chain;
+use crate::outcome::{AddOutcome, FilterError};
 use crate::spec::{FilterSpec, Window};
 use crate::window::sliding::Sliding;
 
@@ -14,7 +15,7 @@ pub enum Filter {
 
 impl Filter {
     /// A new filter for `spec`, hashed under `seed`, within `max_bytes`.
-    pub fn new(spec: &FilterSpec, seed: u64, max_bytes: u64) -> Result<Self, ChainError> {
+    pub fn new(spec: &FilterSpec, seed: u64, max_bytes: u64) -> Result<Self, FilterError> {
         match spec.window {
             Window::Unbounded => Chain::new(spec, seed, max_bytes).map(Filter::Chain),
             Window::Count | Window::Time { .. } => {
@@ -27,7 +28,7 @@ impl Filter {
     /// so replicate it); None for the other kinds.
     pub fn time_clock(&self) -> Option<u64> {
         match self {
-            Filter::Sliding(s) if s.kind() == crate::window::sliding::Kind::Time => Some(s.clock()),
+            Filter::Sliding(s) if matches!(s.kind(), Window::Time { .. }) => Some(s.clock()),
             _ => None,
         }
     }
@@ -52,7 +53,7 @@ impl Filter {
         items: impl ExactSizeIterator<Item = &'a [u8]>,
         now: u64,
         max_bytes: u64,
-        outcome: impl FnMut(Result<AddOutcome, ChainError>) -> bool,
+        outcome: impl FnMut(Result<AddOutcome, FilterError>) -> bool,
     ) {
         match self {
             Filter::Chain(c) => c.add_many(items, max_bytes, outcome),

@@ -1,26 +1,25 @@
-//! The look-ahead of batch commands (MADD, MEXISTS, INSERT): each item is hashed and its
-//! lines prefetched [`LOOKAHEAD`] items before it is probed, so the cache misses of a batch
-//! overlap instead of queueing one after another.
+//! The look-ahead of batch commands (BF.MADD, BF.MEXISTS, BF.INSERT, CF.MEXISTS, CF.INSERT):
+//! each item is hashed and its lines prefetched `DEPTH` items before it is probed, so the cache
+//! misses of a batch overlap instead of queueing one after another. Every filter kind's batches
+//! go through this one ring, each with its own depth.
 
-/// How many items ahead of the one being probed a batch hashes and prefetches. DRAM answers in
-/// ~150 ns while a probe takes a few: several items' lines must be in flight to hide it, but
-/// not so many that the prefetches overflow the core's miss buffers or evict each other.
-pub const LOOKAHEAD: usize = 16;
-
-/// A window over a batch of items: prepares (hashes and prefetches) up to [`LOOKAHEAD`] items
+/// A window over a batch of items: prepares (hashes and prefetches) up to `DEPTH` items
 /// before handing out the oldest one's hash.
-pub struct Lookahead<I, H> {
+pub struct Lookahead<I, H, const DEPTH: usize> {
     items: I,
-    ring: [H; LOOKAHEAD],
+    ring: [H; DEPTH],
     head: usize,
     len: usize,
 }
 
-impl<'a, I: Iterator<Item = &'a [u8]>, H: Copy + Default> Lookahead<I, H> {
+impl<'a, I: Iterator<Item = &'a [u8]>, H: Copy + Default, const DEPTH: usize>
+    Lookahead<I, H, DEPTH>
+{
+    /// A look-ahead over `items`, nothing prepared yet.
     pub fn new(items: I) -> Self {
         Lookahead {
             items,
-            ring: [H::default(); LOOKAHEAD],
+            ring: [H::default(); DEPTH],
             head: 0,
             len: 0,
         }
@@ -30,16 +29,16 @@ impl<'a, I: Iterator<Item = &'a [u8]>, H: Copy + Default> Lookahead<I, H> {
     /// afresh each time because the caller may change the filter between items.
     #[inline]
     pub fn next(&mut self, mut prepare: impl FnMut(&'a [u8]) -> H) -> Option<H> {
-        while self.len < LOOKAHEAD {
+        while self.len < DEPTH {
             let Some(item) = self.items.next() else { break };
-            self.ring[(self.head + self.len) % LOOKAHEAD] = prepare(item);
+            self.ring[(self.head + self.len) % DEPTH] = prepare(item);
             self.len += 1;
         }
         if self.len == 0 {
             return None;
         }
         let h = self.ring[self.head];
-        self.head = (self.head + 1) % LOOKAHEAD;
+        self.head = (self.head + 1) % DEPTH;
         self.len -= 1;
         Some(h)
     }

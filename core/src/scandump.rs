@@ -30,16 +30,11 @@
 //! `it - 1` in it. A chunk runs from there to the end of the link holding that position, at most
 //! [`MAX_CHUNK`] bytes, and is answered with the iterator `it + len` that fetches the next one.
 
-use crate::bloom::builder::{ChainBuilder, ChainHeader, LinkHeader};
-use crate::bloom::chain::Chain;
-use crate::bloom::link::Layout;
 use crate::codec::DecodeError;
 use crate::filter::Filter;
-use crate::sizing::REDISBLOOM_LN2;
-use crate::window::builder::{SliceHeader, SlidingBuilder, SlidingHeader};
-use crate::window::sliding::Sliding;
+use crate::{bloom, window};
 
-/// Largest chunk of bit data in one SCANDUMP reply (RedisBloom's 16 MiB).
+/// Largest chunk of data in one SCANDUMP reply (RedisBloom's 16 MiB, for both kinds).
 pub const MAX_CHUNK: usize = 16 << 20;
 
 /// RedisBloom option: sizes are not rounded to a power of two.
@@ -56,66 +51,83 @@ pub const OPT_RSBLOOM: u32 = 0x100;
 pub const OPT_WINDOW: u32 = 0x200;
 /// With [`OPT_WINDOW`]: the blocked layout, whose ring's bits come first.
 pub const OPT_RING: u32 = 0x400;
-const WINDOW_OPTIONS: u32 = OPT_NOROUND | OPT_FORCE64 | OPT_RSBLOOM | OPT_WINDOW;
-
 /// Every option bit RedisBloom defines.
 pub const REDISBLOOM_OPTIONS: u32 = OPT_NOROUND | OPT_ENTS_IS_BITS | OPT_FORCE64 | OPT_NONSCALING;
-const CHAIN_HEADER: usize = 20;
-const LINK_HEADER: usize = 53;
-const WINDOW_FIELDS: usize = 1 + 8 + 8 + 3 * 8 + 2 * 4 + 4 * 8;
-const SLICE_HEADER: usize = 64;
+/// The fields every Bloom header starts with: items, links (or slices), options, expansion.
+pub(crate) const COMMON_HEADER: usize = 20;
 
-/// Why a header or a chunk was refused.
+/// Why a header or a chunk was refused (either kind's stream).
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub enum DumpError {
     /// Not a valid header (the check that fired), or a chunk with an impossible iterator.
     BadData(Option<DecodeError>),
-    /// The chunk's position is in no link.
+    /// The chunk's position is in no bit or slot array.
     NoLink,
-    /// The chunk runs past the end of its link.
+    /// The chunk runs past the end of its array.
     TooBig,
-    /// The header describes more bit storage than the per-filter limit.
-    TooLarge { needed: u64, limit: u64 },
+    /// The header describes more storage than the per-filter limit.
+    TooLarge {
+        /// Bytes the header asks for.
+        needed: u64,
+        /// The per-filter limit.
+        limit: u64,
+    },
 }
 
-/// One step of SCANDUMP.
+/// One step of SCANDUMP (either kind).
 #[derive(Debug, PartialEq)]
 pub enum Scan<'a> {
     /// Iterator 0: the header; the next iterator is 1.
     Header(Vec<u8>),
-    /// Bit data, with the iterator that fetches what follows.
-    Chunk { next: i64, data: &'a [u8] },
-    /// Past the end (or a negative iterator): `[0, ""]`.
+    /// Data, with the iterator that fetches what follows.
+    Chunk {
+        /// The iterator of the next step.
+        next: i64,
+        /// The bytes of this step.
+        data: &'a [u8],
+    },
+    /// Past the end (or a negative iterator).
     End,
 }
 
-/// The SCANDUMP reply for `iterator`.
-pub fn scan(filter: &Filter, iterator: i64) -> Scan<'_> {
-    if iterator == 0 {
-        return Scan::Header(header(filter));
-    }
-    if iterator < 0 {
+/// How much of an array a chunk takes from its position.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub(crate) enum ChunkRule {
+    /// From the position to the array's end, at most [`MAX_CHUNK`] (RedisBloom's Bloom stream).
+    FromPosition,
+    /// An array of at most [`MAX_CHUNK`] whole, whatever the position inside it; a larger one
+    /// as [`ChunkRule::FromPosition`] (RedisBloom's cuckoo stream).
+    WholeSmallArrays,
+}
+
+/// The data step at `iterator >= 1` over arrays that form one byte stream: position
+/// `iterator - 1`, answered with the iterator `iterator + len` that fetches the next one.
+pub(crate) fn scan_arrays<'a>(arrays: &[&'a [u8]], iterator: i64, rule: ChunkRule) -> Scan<'a> {
+    let Some(position) = iterator.checked_sub(1).and_then(|p| u64::try_from(p).ok()) else {
         return Scan::End;
-    }
-    let arrays = filter.bit_arrays();
-    match locate(arrays.iter().map(|a| a.len() as u64), (iterator - 1) as u64) {
-        None => Scan::End,
-        Some((i, start)) => {
-            let rest = &arrays[i][start..];
-            let data = &rest[..rest.len().min(MAX_CHUNK)];
-            Scan::Chunk {
-                next: iterator + data.len() as i64,
-                data,
-            }
-        }
+    };
+    let Some((i, start)) = locate(arrays.iter().map(|a| a.len() as u64), position) else {
+        return Scan::End;
+    };
+    let array = arrays[i];
+    let data = if rule == ChunkRule::WholeSmallArrays && array.len() <= MAX_CHUNK {
+        array
+    } else {
+        &array[start..array.len().min(start + MAX_CHUNK)]
+    };
+    Scan::Chunk {
+        next: iterator + data.len() as i64,
+        data,
     }
 }
 
-/// Every SCANDUMP step after the header, in order: `(next_iterator, chunk)`. The same sequence
-/// a client gets by following the iterators from 1; AOF rewrite emits it.
-pub fn chunks(filter: &Filter) -> impl Iterator<Item = (i64, &[u8])> {
+/// Every data step from iterator 1 on, in order: `(next_iterator, chunk)`, the sequence a
+/// client gets by following the iterators. The AOF rewrite emits it.
+pub(crate) fn chunks_of<'a>(
+    scan: impl Fn(i64) -> Scan<'a>,
+) -> impl Iterator<Item = (i64, &'a [u8])> {
     let mut iterator = 1i64;
-    std::iter::from_fn(move || match scan(filter, iterator) {
+    std::iter::from_fn(move || match scan(iterator) {
         Scan::Chunk { next, data } => {
             iterator = next;
             Some((next, data))
@@ -124,8 +136,32 @@ pub fn chunks(filter: &Filter) -> impl Iterator<Item = (i64, &[u8])> {
     })
 }
 
-/// The bit array (of the given lengths) holding byte `pos` of the concatenated bit data, and
-/// the offset inside it.
+/// Copies a data chunk sent with `iterator` (the one SCANDUMP returned alongside it) into the
+/// arrays of one byte stream: the chunk covers positions `iterator - len - 1 ..`, inside one
+/// array.
+pub(crate) fn load_arrays(
+    mut arrays: Vec<&mut [u8]>,
+    iterator: i64,
+    data: &[u8],
+) -> Result<(), DumpError> {
+    let len = data.len() as u64;
+    if iterator <= 0 || (iterator as u64) < len {
+        return Err(DumpError::BadData(None));
+    }
+    let pos = (iterator as u64 - len)
+        .checked_sub(1)
+        .ok_or(DumpError::NoLink)?;
+    let (i, start) = locate(arrays.iter().map(|a| a.len() as u64), pos).ok_or(DumpError::NoLink)?;
+    let dst = arrays[i]
+        .get_mut(start..)
+        .and_then(|rest| rest.get_mut(..data.len()))
+        .ok_or(DumpError::TooBig)?;
+    dst.copy_from_slice(data);
+    Ok(())
+}
+
+/// The array (of the given lengths) holding byte `pos` of the concatenated data, and the
+/// offset inside it.
 fn locate(lengths: impl Iterator<Item = u64>, pos: u64) -> Option<(usize, usize)> {
     let mut base = 0u64;
     for (i, len) in lengths.enumerate() {
@@ -137,90 +173,49 @@ fn locate(lengths: impl Iterator<Item = u64>, pos: u64) -> Option<(usize, usize)
     None
 }
 
+/// The SCANDUMP reply for `iterator` (`End` past the data: `[0, ""]`).
+pub fn scan(filter: &Filter, iterator: i64) -> Scan<'_> {
+    if iterator == 0 {
+        return Scan::Header(header(filter));
+    }
+    scan_arrays(&filter.bit_arrays(), iterator, ChunkRule::FromPosition)
+}
+
+/// Every SCANDUMP step after the header, in order.
+pub fn chunks(filter: &Filter) -> impl Iterator<Item = (i64, &[u8])> {
+    chunks_of(move |iterator| scan(filter, iterator))
+}
+
 /// The header of a filter (iterator 0): rsbloom's chain header, or the window dialect.
 pub fn header(filter: &Filter) -> Vec<u8> {
     match filter {
-        Filter::Chain(chain) => chain_header(chain),
-        Filter::Sliding(sliding) => window_header(sliding),
+        Filter::Chain(chain) => bloom::scandump::header(chain),
+        Filter::Sliding(sliding) => window::scandump::header(sliding),
     }
-}
-
-/// The window dialect's header.
-fn window_header(f: &Sliding) -> Vec<u8> {
-    let h = SlidingHeader::of(f);
-    let n = f.slices().len();
-    let mut out = Vec::with_capacity(CHAIN_HEADER + WINDOW_FIELDS + SLICE_HEADER * n);
-    out.extend_from_slice(&h.added.to_le_bytes());
-    out.extend_from_slice(&(n as u32).to_le_bytes());
-    let ring = if h.ring { OPT_RING } else { 0 };
-    out.extend_from_slice(&(WINDOW_OPTIONS | ring).to_le_bytes());
-    out.extend_from_slice(&(h.expansion as u32).to_le_bytes());
-    out.push(h.kind as u8);
-    out.extend_from_slice(&h.seed.to_le_bytes());
-    out.extend_from_slice(&h.error.to_le_bytes());
-    for v in [h.capacity, h.window, h.span] {
-        out.extend_from_slice(&v.to_le_bytes());
-    }
-    out.extend_from_slice(&(h.hashes as u32).to_le_bytes());
-    out.extend_from_slice(&(h.generations as u32).to_le_bytes());
-    for v in [h.base_capacity, h.base_bits, h.clock, h.next_generation] {
-        out.extend_from_slice(&v.to_le_bytes());
-    }
-    for slice in f.slices() {
-        for v in SliceHeader::of(slice).fields() {
-            out.extend_from_slice(&v.to_le_bytes());
-        }
-    }
-    out
-}
-
-/// rsbloom's header for a chain.
-fn chain_header(chain: &Chain) -> Vec<u8> {
-    let n = chain.links().len();
-    let mut out = Vec::with_capacity(CHAIN_HEADER + (LINK_HEADER + 1) * n + 8);
-    let mut options = OPT_NOROUND | OPT_FORCE64 | OPT_RSBLOOM;
-    if chain.is_nonscaling() {
-        options |= OPT_NONSCALING;
-    }
-    out.extend_from_slice(&chain.items().to_le_bytes());
-    out.extend_from_slice(&(n as u32).to_le_bytes());
-    out.extend_from_slice(&options.to_le_bytes());
-    out.extend_from_slice(&chain.expansion().to_le_bytes());
-    for link in chain.links() {
-        out.extend_from_slice(&link.byte_count().to_le_bytes());
-        out.extend_from_slice(&link.bit_count().to_le_bytes());
-        out.extend_from_slice(&link.items.to_le_bytes());
-        out.extend_from_slice(&link.error.to_le_bytes());
-        let bpe = link.bit_count() as f64 / link.capacity as f64;
-        out.extend_from_slice(&bpe.to_le_bytes());
-        out.extend_from_slice(&link.hashes.to_le_bytes());
-        out.extend_from_slice(&link.capacity.to_le_bytes());
-        out.push(0); // n2: never rounded to a power of two
-    }
-    out.extend_from_slice(&chain.seed().to_le_bytes());
-    out.extend(chain.links().iter().map(|l| l.layout.tag() as u8));
-    out
 }
 
 /// Little-endian field reader over a header whose length was checked already.
-struct Fields<'a>(&'a [u8]);
+pub(crate) struct Fields<'a>(pub(crate) &'a [u8]);
 
 impl Fields<'_> {
-    fn take<const N: usize>(&mut self) -> [u8; N] {
+    pub(crate) fn take<const N: usize>(&mut self) -> [u8; N] {
         let (head, rest) = self.0.split_at(N);
         self.0 = rest;
         head.try_into().expect("split at N")
     }
-    fn u8(&mut self) -> u8 {
+    pub(crate) fn u8(&mut self) -> u8 {
         self.take::<1>()[0]
     }
-    fn u32(&mut self) -> u32 {
+    pub(crate) fn u16(&mut self) -> u16 {
+        u16::from_le_bytes(self.take())
+    }
+    pub(crate) fn u32(&mut self) -> u32 {
         u32::from_le_bytes(self.take())
     }
-    fn u64(&mut self) -> u64 {
+    pub(crate) fn u64(&mut self) -> u64 {
         u64::from_le_bytes(self.take())
     }
-    fn f64(&mut self) -> f64 {
+    pub(crate) fn f64(&mut self) -> f64 {
         f64::from_le_bytes(self.take())
     }
 }
@@ -235,7 +230,7 @@ pub fn filter_from_header(
     max_bytes: u64,
 ) -> Result<Filter, DumpError> {
     let bad = |e: DecodeError| DumpError::BadData(Some(e));
-    if data.len() < CHAIN_HEADER {
+    if data.len() < COMMON_HEADER {
         return Err(bad(DecodeError::HeaderLength));
     }
     let mut f = Fields(data);
@@ -243,12 +238,12 @@ pub fn filter_from_header(
     let nlinks = f.u32();
     let options = f.u32();
     let expansion = f.u32();
-    if options & !OPT_RING == WINDOW_OPTIONS {
+    if options & !OPT_RING == window::scandump::OPTIONS {
         let ring = options & OPT_RING != 0;
-        return sliding_from_header(f, items, nlinks, expansion, ring, max_bytes)
+        return window::scandump::from_header(f, items, nlinks, expansion, ring, max_bytes)
             .map(Filter::Sliding);
     }
-    chain_from_header(
+    bloom::scandump::from_header(
         f,
         items,
         nlinks,
@@ -260,462 +255,7 @@ pub fn filter_from_header(
     .map(Filter::Chain)
 }
 
-/// The window dialect after the first 20 bytes.
-fn sliding_from_header(
-    mut f: Fields,
-    added: u64,
-    nslices: u32,
-    expansion: u32,
-    ring: bool,
-    max_bytes: u64,
-) -> Result<Sliding, DumpError> {
-    let bad = |e: DecodeError| DumpError::BadData(Some(e));
-    let n = nslices as usize;
-    if f.0.len() != WINDOW_FIELDS + SLICE_HEADER * n {
-        return Err(bad(DecodeError::HeaderLength));
-    }
-    let header = SlidingHeader {
-        kind: u64::from(f.u8()),
-        seed: f.u64(),
-        error: f.f64(),
-        capacity: f.u64(),
-        window: f.u64(),
-        span: f.u64(),
-        hashes: u64::from(f.u32()),
-        generations: u64::from(f.u32()),
-        base_capacity: f.u64(),
-        base_bits: f.u64(),
-        expansion: u64::from(expansion),
-        clock: f.u64(),
-        added,
-        next_generation: f.u64(),
-        slices: u64::from(nslices),
-        ring,
-    };
-    let slices: Vec<SliceHeader> = (0..n)
-        .map(|_| SliceHeader::from_fields(std::array::from_fn(|_| f.u64())))
-        .collect();
-    let needed = slices
-        .iter()
-        .fold(header.ring_bytes(), |sum, s| sum.saturating_add(s.bits / 8));
-    let mut builder = SlidingBuilder::new(header).map_err(bad)?;
-    if needed > max_bytes {
-        return Err(DumpError::TooLarge {
-            needed,
-            limit: max_bytes,
-        });
-    }
-    for slice in slices {
-        builder.slice(slice).map_err(bad)?;
-    }
-    builder.finish().map_err(bad)
-}
-
-/// rsbloom's chain header or RedisBloom's, after the first 20 bytes.
-fn chain_from_header(
-    mut f: Fields,
-    items: u64,
-    nlinks: u32,
-    options: u32,
-    expansion: u32,
-    foreign_seed: u64,
-    max_bytes: u64,
-) -> Result<Chain, DumpError> {
-    let bad = |e: DecodeError| DumpError::BadData(Some(e));
-    let ours = options & OPT_RSBLOOM != 0;
-    if options & !(REDISBLOOM_OPTIONS | OPT_RSBLOOM) != 0 || (ours && options & OPT_FORCE64 == 0) {
-        return Err(bad(DecodeError::UnknownFlags));
-    }
-    // RedisBloom's links keep its hashing: 64-bit, or the legacy 32-bit one without FORCE64.
-    let foreign_layout = if options & OPT_FORCE64 != 0 {
-        Layout::RedisBloom
-    } else {
-        Layout::RedisBloom32
-    };
-    let n = nlinks as usize;
-    let body = LINK_HEADER * n;
-    if f.0.len() != if ours { body + 8 + n } else { body } {
-        return Err(bad(DecodeError::HeaderLength));
-    }
-    let mut links = Vec::with_capacity(n);
-    for _ in 0..n {
-        let bytes = f.u64();
-        let header = LinkHeader {
-            layout: foreign_layout,
-            bits: f.u64(),
-            items: f.u64(),
-            error: f.f64(),
-            hashes: {
-                let bpe = f.f64();
-                let hashes = u64::from(f.u32());
-                if !ours && !redisbloom_hashes_ok(bpe, hashes) {
-                    return Err(bad(DecodeError::BitsPerEntry));
-                }
-                hashes
-            },
-            capacity: f.u64(),
-        };
-        // A power-of-two link (RedisBloom without NOROUND) probes modulo 2^n2: with bits ==
-        // 2^n2 that is `% bits`, which every RedisBloom version wrote; nothing else is taken.
-        let n2 = f.u8();
-        if n2 != 0 && (n2 > 63 || header.bits != 1u64 << n2) {
-            return Err(bad(DecodeError::PowerOfTwo));
-        }
-        header.check().map_err(bad)?;
-        if bytes.checked_mul(8) != Some(header.bits) {
-            return Err(bad(DecodeError::BitCount));
-        }
-        links.push(header);
-    }
-    let seed = if ours {
-        let seed = f.u64();
-        for link in &mut links {
-            link.layout =
-                Layout::from_tag(u64::from(f.u8())).ok_or(bad(DecodeError::UnknownLayout))?;
-        }
-        seed
-    } else {
-        foreign_seed
-    };
-    // Checked before anything is allocated, so a header cannot make the server allocate past
-    // the limit even briefly.
-    let needed = links
-        .iter()
-        .fold(0u64, |sum, l| sum.saturating_add(l.bytes()));
-    if needed > max_bytes {
-        return Err(DumpError::TooLarge {
-            needed,
-            limit: max_bytes,
-        });
-    }
-    let mut chain = ChainBuilder::new(ChainHeader {
-        items,
-        links: u64::from(nlinks),
-        expansion: u64::from(expansion),
-        nonscaling: options & OPT_NONSCALING != 0,
-        seed,
-    })
-    .map_err(bad)?;
-    for header in links {
-        chain.link(header).map_err(bad)?;
-    }
-    chain.finish().map_err(bad)
-}
-
-/// RedisBloom's integrity rule `hashes == ceil(LN2 * bpe)`, with the float compared before any
-/// cast.
-pub(crate) fn redisbloom_hashes_ok(bpe: f64, hashes: u64) -> bool {
-    bpe.is_finite() && bpe > 0.0 && (REDISBLOOM_LN2 * bpe).ceil() == hashes as f64
-}
-
-/// Copies a data chunk sent with `iterator` (the one SCANDUMP returned alongside it) into the
-/// chain. The chunk covers positions `iterator - len - 1 ..`, inside one link.
+/// Copies a data chunk sent with `iterator` into the filter's bit arrays.
 pub fn load_chunk(filter: &mut Filter, iterator: i64, data: &[u8]) -> Result<(), DumpError> {
-    let len = data.len() as u64;
-    if iterator <= 0 || (iterator as u64) < len {
-        return Err(DumpError::BadData(None));
-    }
-    let pos = (iterator as u64 - len)
-        .checked_sub(1)
-        .ok_or(DumpError::NoLink)?;
-    let mut arrays = filter.bit_arrays_mut();
-    let (i, start) = locate(arrays.iter().map(|a| a.len() as u64), pos).ok_or(DumpError::NoLink)?;
-    let dst = arrays[i]
-        .get_mut(start..)
-        .and_then(|rest| rest.get_mut(..data.len()))
-        .ok_or(DumpError::TooBig)?;
-    dst.copy_from_slice(data);
-    Ok(())
-}
-
-#[cfg(test)]
-mod tests {
-    use super::*;
-    use crate::bloom::link::Link;
-    use crate::sizing::{self, Geometry};
-    use crate::{FilterSpec, Growth, Window};
-
-    fn sample(nonscaling: bool) -> Filter {
-        let spec = FilterSpec {
-            error: 0.01,
-            capacity: 50,
-            growth: if nonscaling {
-                Growth::Fixed
-            } else {
-                Growth::Scaling(2)
-            },
-            window: Window::Unbounded,
-        };
-        let mut c = Chain::new(&spec, 0xdead_beef, u64::MAX).unwrap();
-        for i in 0..if nonscaling { 40 } else { 400 } {
-            c.add(format!("item{i}").as_bytes(), u64::MAX).unwrap();
-        }
-        Filter::Chain(c)
-    }
-
-    /// A chain from a header that must hold one.
-    fn chain_from_header(data: &[u8], seed: u64, max_bytes: u64) -> Result<Chain, DumpError> {
-        filter_from_header(data, seed, max_bytes).map(|f| match f {
-            Filter::Chain(c) => c,
-            Filter::Sliding(_) => panic!("a chain"),
-        })
-    }
-
-    fn chain(f: &Filter) -> &Chain {
-        match f {
-            Filter::Chain(c) => c,
-            Filter::Sliding(_) => panic!("a chain"),
-        }
-    }
-
-    /// Dumps a chain and loads it back the way a client does.
-    fn round_trip(c: &Filter) -> Filter {
-        let mut out = filter_from_header(&header(c), 1, u64::MAX).unwrap();
-        for (next, data) in chunks(c) {
-            load_chunk(&mut out, next, data).unwrap();
-        }
-        out
-    }
-
-    #[test]
-    fn header_and_chunks_round_trip_exactly() {
-        for nonscaling in [false, true] {
-            let c = sample(nonscaling);
-            assert_eq!(
-                header(&c).len(),
-                20 + 53 * chain(&c).links().len() + 8 + chain(&c).links().len()
-            );
-            assert_eq!(round_trip(&c), c);
-        }
-    }
-
-    #[test]
-    fn iterators_follow_redisbloom() {
-        let c = sample(false);
-        let sizes: Vec<u64> = chain(&c).links().iter().map(Link::byte_count).collect();
-        assert!(sizes.len() >= 3);
-        assert!(matches!(scan(&c, 0), Scan::Header(_)));
-        let mut it = 1i64;
-        for &s in &sizes {
-            match scan(&c, it) {
-                Scan::Chunk { next, data } => {
-                    assert_eq!(data.len() as u64, s);
-                    assert_eq!(next, it + s as i64);
-                    it = next;
-                }
-                other => panic!("{other:?}"),
-            }
-        }
-        assert_eq!(scan(&c, it), Scan::End);
-        assert_eq!(scan(&c, -5), Scan::End);
-        assert_eq!(scan(&c, i64::MAX), Scan::End);
-        // A cursor in the middle of a link gets the rest of that link.
-        match scan(&c, 6) {
-            Scan::Chunk { next, data } => {
-                assert_eq!(data.len() as u64, sizes[0] - 5);
-                assert_eq!(next, 1 + sizes[0] as i64);
-            }
-            other => panic!("{other:?}"),
-        }
-        assert_eq!(chunks(&c).count(), sizes.len());
-    }
-
-    #[test]
-    fn big_links_come_in_16_mib_chunks() {
-        let mut c = sample(true);
-        let Filter::Chain(inner) = &mut c else {
-            unreachable!()
-        };
-        inner.links_mut()[0] = Link::new(
-            Layout::Native,
-            1,
-            0.01,
-            Geometry {
-                bits: 17_971_992 * 8,
-                hashes: 7,
-            },
-        );
-        let steps: Vec<(i64, usize)> = chunks(&c).map(|(n, d)| (n, d.len())).collect();
-        assert_eq!(
-            steps,
-            vec![(16_777_217, MAX_CHUNK), (17_971_993, 1_194_776)]
-        );
-    }
-
-    #[test]
-    fn chunk_errors() {
-        let c = sample(false);
-        let first = chain(&c).links()[0].byte_count() as usize;
-        let mut out = filter_from_header(&header(&c), 1, u64::MAX).unwrap();
-        let data = vec![0xffu8; first];
-        let bad_iterator = Err(DumpError::BadData(None));
-        assert_eq!(load_chunk(&mut out, 0, &data), bad_iterator);
-        assert_eq!(load_chunk(&mut out, -1, &[]), bad_iterator);
-        assert_eq!(load_chunk(&mut out, 3, &data), bad_iterator);
-        assert_eq!(
-            load_chunk(&mut out, first as i64, &data),
-            Err(DumpError::NoLink)
-        );
-        let total = c.bit_bytes() as i64;
-        assert_eq!(
-            load_chunk(&mut out, total + 10, &[1]),
-            Err(DumpError::NoLink)
-        );
-        // One byte more than the first link holds, ending inside the second.
-        let long = vec![0u8; first + 1];
-        assert_eq!(
-            load_chunk(&mut out, first as i64 + 2, &long),
-            Err(DumpError::TooBig)
-        );
-        assert_eq!(load_chunk(&mut out, 5, &[]), Ok(()));
-        assert_eq!(load_chunk(&mut out, first as i64 + 1, &data), Ok(()));
-        assert!(chain(&out).links()[0].bytes().iter().all(|&b| b == 0xff));
-    }
-
-    /// A header as RedisBloom 2.8 writes it for `BF.RESERVE k 0.01 1000` with `items` adds.
-    fn redisbloom_header(items: u64, options: u32) -> Vec<u8> {
-        let g = sizing::redisbloom(1000, 0.005).unwrap();
-        let bpe = (0.005f64.ln() / 0.480453013918201).abs();
-        let mut h = Vec::new();
-        h.extend_from_slice(&items.to_le_bytes());
-        h.extend_from_slice(&1u32.to_le_bytes());
-        h.extend_from_slice(&options.to_le_bytes());
-        h.extend_from_slice(&2u32.to_le_bytes());
-        h.extend_from_slice(&(g.bits / 8).to_le_bytes());
-        h.extend_from_slice(&g.bits.to_le_bytes());
-        h.extend_from_slice(&items.to_le_bytes());
-        h.extend_from_slice(&0.005f64.to_le_bytes());
-        h.extend_from_slice(&bpe.to_le_bytes());
-        h.extend_from_slice(&g.hashes.to_le_bytes());
-        h.extend_from_slice(&1000u64.to_le_bytes());
-        h.push(0);
-        h
-    }
-
-    #[test]
-    fn redisbloom_headers_load_with_its_layout() {
-        let h = redisbloom_header(500, OPT_NOROUND | OPT_FORCE64);
-        assert_eq!(h.len(), 73);
-        let c = chain_from_header(&h, 99, u64::MAX).unwrap();
-        assert_eq!(c.seed(), 99);
-        assert_eq!(c.items(), 500);
-        assert!(!c.is_nonscaling());
-        assert_eq!(c.links()[0].layout, Layout::RedisBloom);
-        assert_eq!(c.links()[0].bit_count(), 11_072);
-        assert_eq!(c.links()[0].hashes, 8);
-        let ns = chain_from_header(&redisbloom_header(0, 12), 1, u64::MAX).unwrap();
-        assert!(ns.is_nonscaling());
-        // Without FORCE64: RedisBloom's legacy 32-bit hashing.
-        let legacy = chain_from_header(&redisbloom_header(0, OPT_NOROUND), 1, u64::MAX).unwrap();
-        assert_eq!(legacy.links()[0].layout, Layout::RedisBloom32);
-        // Unknown options, or rsbloom's own header without FORCE64.
-        for options in [4 | 16, 4 | 0x200, OPT_RSBLOOM] {
-            let h = redisbloom_header(0, options);
-            assert_eq!(
-                chain_from_header(&h, 1, u64::MAX),
-                Err(DumpError::BadData(Some(DecodeError::UnknownFlags)))
-            );
-        }
-        // Each field refused by its own check: (byte offset, new byte, check).
-        for (at, byte, check) in [
-            (0, 1, DecodeError::ItemSum),       // chain size != sum of link sizes
-            (8, 0, DecodeError::HeaderLength),  // nfilters 0: a 20-byte header expected
-            (16, 0, DecodeError::Expansion),    // scaling without growth
-            (20, 0, DecodeError::BitCount),     // bytes != bits / 8
-            (20 + 8, 1, DecodeError::BitCount), // bits not whole words
-            (20 + 24 + 7, 0xbf, DecodeError::ErrorRate), // error 1.0 or more
-            (20 + 40, 9, DecodeError::BitsPerEntry), // hashes disagree with bpe
-            (20 + 44, 0, DecodeError::Capacity), // capacity 0 (its low byte was 0xe8)
-            (20 + 52, 3, DecodeError::PowerOfTwo), // n2
-        ] {
-            let mut bad = h.clone();
-            bad[at] = byte;
-            if at == 20 + 44 {
-                bad[at + 1] = 0; // 1000 = 0x3e8
-            }
-            if at == 20 + 24 + 7 {
-                bad[at - 1] = 0xf0; // 0xbff0... is -1.0
-                bad[at] = 0x3f; // 0x3ff0... is 1.0
-            }
-            assert_eq!(
-                chain_from_header(&bad, 1, u64::MAX),
-                Err(DumpError::BadData(Some(check))),
-                "byte {at} = {byte}"
-            );
-        }
-        assert_eq!(
-            chain_from_header(&h, 1, 1000),
-            Err(DumpError::TooLarge {
-                needed: 1384,
-                limit: 1000
-            })
-        );
-    }
-
-    #[test]
-    fn truncated_headers_are_refused() {
-        for h in [
-            header(&sample(false)),
-            redisbloom_header(3, OPT_NOROUND | OPT_FORCE64),
-        ] {
-            for cut in 0..h.len() {
-                assert_eq!(
-                    chain_from_header(&h[..cut], 1, u64::MAX),
-                    Err(DumpError::BadData(Some(DecodeError::HeaderLength))),
-                    "cut at {cut}"
-                );
-            }
-            let mut long = h.clone();
-            long.push(0);
-            assert_eq!(
-                chain_from_header(&long, 1, u64::MAX),
-                Err(DumpError::BadData(Some(DecodeError::HeaderLength)))
-            );
-        }
-    }
-
-    /// xorshift64*, so the mutation test is reproducible without a dependency.
-    fn rng(state: &mut u64) -> u64 {
-        *state ^= *state >> 12;
-        *state ^= *state << 25;
-        *state ^= *state >> 27;
-        state.wrapping_mul(0x2545_f491_4f6c_dd1d)
-    }
-
-    #[test]
-    fn mutated_headers_never_panic_or_overallocate() {
-        let originals = [
-            header(&sample(false)),
-            header(&sample(true)),
-            redisbloom_header(7, OPT_NOROUND | OPT_FORCE64),
-        ];
-        let mut state = 0x1234_5678_9abc_def0u64;
-        let limit = 1 << 20;
-        for round in 0..5000 {
-            let mut h = originals[round % originals.len()].clone();
-            for _ in 0..1 + rng(&mut state) % 4 {
-                let i = (rng(&mut state) as usize) % h.len();
-                match rng(&mut state) % 3 {
-                    0 => h[i] ^= 1 << (rng(&mut state) % 8),
-                    1 => h[i] = rng(&mut state) as u8,
-                    _ => h.truncate(i),
-                }
-                if h.is_empty() {
-                    break;
-                }
-            }
-            if let Ok(c) = chain_from_header(&h, 1, limit) {
-                assert!(c.bit_bytes() <= limit);
-                assert_eq!(c.items(), c.links().iter().map(|l| l.items).sum::<u64>());
-                // A chain that loaded is usable.
-                let mut c = c;
-                let _ = c.contains(b"x");
-                let _ = c.add(b"y", limit);
-                let mut f = Filter::Chain(c);
-                for (next, data) in chunks(&f.clone()) {
-                    load_chunk(&mut f, next, data).unwrap();
-                }
-            }
-        }
-    }
+    load_arrays(filter.bit_arrays_mut(), iterator, data)
 }

@@ -66,18 +66,6 @@ pub struct FilterSpec {
     pub window: Window,
 }
 
-impl FilterSpec {
-    /// A RedisBloom filter: no window.
-    pub fn unbounded(error: f64, capacity: u64, growth: Growth) -> Self {
-        FilterSpec {
-            error,
-            capacity,
-            growth,
-            window: Window::Unbounded,
-        }
-    }
-}
-
 /// A cuckoo filter to create (CF.RESERVE's arguments, or an implicit creation's defaults),
 /// before its seed is chosen.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]

@@ -6,7 +6,8 @@ use std::ffi::{c_int, CStr, CString};
 
 use redis_module::raw;
 
-use super::{add, cuckoo, debug, exists, info, reserve, scandump};
+use super::bloom::{add, debug, exists, info, reserve, scandump};
+use super::cuckoo;
 use crate::capabilities::Capabilities;
 use crate::redis::{Args, Ctx};
 use crate::unwind::no_unwind;
@@ -209,7 +210,7 @@ command_table! {
         c"Restores a filter from a chunk of BF.SCANDUMP", c"O(n), n the bytes of the chunk";
     "bf.mexists" => exists::mexists, "readonly fast", "read", -3, READ, c"1.0.0",
         c"Whether each item may have been added", c"O(k l n)";
-    "bf.insert" => add::insert_command, "write deny-oom", "write", -4, INSERT, c"1.0.0",
+    "bf.insert" => add::insert, "write deny-oom", "write", -4, INSERT, c"1.0.0",
         c"Adds items, creating the filter with the given options if the key is missing",
         c"O(k l n)";
     "bf.info" => info::info, "readonly fast", "read fast", -2, METADATA, c"1.0.0",
@@ -219,39 +220,39 @@ command_table! {
     "bf.debug" => debug::debug, "readonly fast", "read", 2, METADATA, c"1.0.0",
         c"Returns the item count and each link's geometry", c"O(l)";
     // Cuckoo filters (k: sub-filters, b: bucket size, n: items given, m: max iterations).
-    "cf.reserve" => cuckoo::reserve, "write deny-oom", "write fast", -3, INSERT, c"1.0.0",
+    "cf.reserve" => cuckoo::reserve::reserve, "write deny-oom", "write fast", -3, INSERT, c"1.0.0",
         c"Creates an empty cuckoo filter", c"O(1)";
-    "cf.add" => cuckoo::add, "write deny-oom", "write fast", 3, INSERT, c"1.0.0",
+    "cf.add" => cuckoo::add::add, "write deny-oom", "write fast", 3, INSERT, c"1.0.0",
         c"Adds an item (duplicates too), creating the filter if the key is missing",
         c"O(k b + m)";
-    "cf.addnx" => cuckoo::addnx, "write deny-oom", "write fast", 3, INSERT, c"1.0.0",
+    "cf.addnx" => cuckoo::add::addnx, "write deny-oom", "write fast", 3, INSERT, c"1.0.0",
         c"Adds an item unless it may be present, creating the filter if the key is missing",
         c"O(k b + m)";
-    "cf.insert" => cuckoo::insert, "write deny-oom", "write", -4, INSERT, c"1.0.0",
+    "cf.insert" => cuckoo::add::insert, "write deny-oom", "write", -4, INSERT, c"1.0.0",
         c"Adds items, creating the filter with the given capacity if the key is missing",
         c"O(n (k b + m))";
-    "cf.insertnx" => cuckoo::insertnx, "write deny-oom", "write", -4, INSERT, c"1.0.0",
+    "cf.insertnx" => cuckoo::add::insertnx, "write deny-oom", "write", -4, INSERT, c"1.0.0",
         c"Adds each item unless it may be present, creating the filter if the key is missing",
         c"O(n (k b + m))";
-    "cf.exists" => cuckoo::exists, "readonly fast", "read fast", 3, READ, c"1.0.0",
+    "cf.exists" => cuckoo::exists::exists, "readonly fast", "read fast", 3, READ, c"1.0.0",
         c"Whether an item may be in the filter", c"O(k b)";
-    "cf.mexists" => cuckoo::mexists, "readonly fast", "read", -3, READ, c"1.0.0",
+    "cf.mexists" => cuckoo::exists::mexists, "readonly fast", "read", -3, READ, c"1.0.0",
         c"Whether each item may be in the filter", c"O(n k b)";
-    "cf.count" => cuckoo::count, "readonly fast", "read fast", 3, READ, c"1.0.0",
+    "cf.count" => cuckoo::exists::count, "readonly fast", "read fast", 3, READ, c"1.0.0",
         c"Counts the copies of an item's fingerprint (may over-count)", c"O(k b)";
-    "cf.del" => cuckoo::del, "write fast", "write fast", 3, UPDATE, c"1.0.0",
+    "cf.del" => cuckoo::delete::del, "write fast", "write fast", 3, UPDATE, c"1.0.0",
         c"Deletes one copy of an item", c"O(k b), compaction O(size) when it runs";
-    "cf.compact" => cuckoo::compact, "write fast", "write", 2, UPDATE, c"1.0.0",
+    "cf.compact" => cuckoo::delete::compact, "write fast", "write", 2, UPDATE, c"1.0.0",
         c"Moves fingerprints into older sub-filters and drops an emptied newest one",
         c"O(size of the filter)";
-    "cf.info" => cuckoo::info, "readonly fast", "read fast", 2, METADATA, c"1.0.0",
+    "cf.info" => cuckoo::info::info, "readonly fast", "read fast", 2, METADATA, c"1.0.0",
         c"Returns a cuckoo filter's size, buckets, sub-filters, items, deletes and parameters",
         c"O(1)";
-    "cf.debug" => cuckoo::debug, "readonly fast", "read", 2, METADATA, c"1.0.0",
+    "cf.debug" => cuckoo::debug::debug, "readonly fast", "read", 2, METADATA, c"1.0.0",
         c"Returns a cuckoo filter's parameters and counts in one line", c"O(1)";
-    "cf.scandump" => cuckoo::scandump, "readonly fast", "read", 3, READ, c"1.0.0",
+    "cf.scandump" => cuckoo::scandump::scandump, "readonly fast", "read", 3, READ, c"1.0.0",
         c"Returns the next chunk of an incremental dump of a cuckoo filter",
         c"O(n), n the bytes of the chunk (at most 16 MiB)";
-    "cf.loadchunk" => cuckoo::loadchunk, "write deny-oom", "write", 4, UPDATE, c"1.0.0",
+    "cf.loadchunk" => cuckoo::scandump::loadchunk, "write deny-oom", "write", 4, UPDATE, c"1.0.0",
         c"Restores a cuckoo filter from a chunk of CF.SCANDUMP", c"O(n), n the bytes of the chunk";
 }

@@ -5,39 +5,20 @@
 use crate::bloom::link::{Layout, Link};
 use crate::hash::ItemHash;
 use crate::lookahead::Lookahead;
+use crate::outcome::{AddOutcome, FilterError};
 use crate::sizing::{self, Geometry};
 use crate::spec::{FilterSpec, Growth};
 
 /// Fraction of the requested rate a NONSCALING link is sized for.
 pub const NONSCALING_HEADROOM: f64 = 0.9;
 
+/// How many items ahead of the one being probed a chain's batch hashes and prefetches. DRAM answers in
+/// ~150 ns while a probe takes a few: several items' lines must be in flight to hide it, but
+/// not so many that the prefetches overflow the core's miss buffers or evict each other.
+pub const AHEAD: usize = 16;
+
 /// Most links a chain may have (a 1e-300 EXPANSION 1 chain underflows near 1000).
 pub const MAX_LINKS: u64 = 1 << 16;
-
-/// Why a chain could not be created or could not take an item.
-#[derive(Debug, Clone, PartialEq)]
-pub enum ChainError {
-    /// A NONSCALING chain is full.
-    Full,
-    /// The chain would need `needed` bytes, over the per-filter limit.
-    TooLarge { needed: u64, limit: u64 },
-    /// One link would need `needed` bytes, over the most one link may have
-    /// ([`MAX_LINK_BITS`]), although the per-filter limit allows it.
-    LinkTooLarge { needed: u64 },
-    /// No link can honour the next error rate (it underflowed) or capacity (overflowed).
-    CannotGrow,
-    /// A NONSCALING time window took more than its capacity within a window: another slice
-    /// would pass its fixed memory, and no slice may go while items inside the window need it.
-    WindowFull,
-}
-
-/// Result of adding one item.
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub enum AddOutcome {
-    Added,
-    /// All its bits were set already: it may have been added before.
-    Present,
-}
 
 /// A chain of links: the value behind one Redis key. Built by [`Chain::new`] or, from a
 /// serialised form, by [`crate::bloom::builder::ChainBuilder`], which between them own every invariant:
@@ -57,7 +38,7 @@ pub struct Chain {
 impl Chain {
     /// A new chain with one empty link, hashed under `seed`, within `max_bytes` of bit storage.
     /// The first link of a scaling chain uses half the requested rate.
-    pub fn new(spec: &FilterSpec, seed: u64, max_bytes: u64) -> Result<Self, ChainError> {
+    pub fn new(spec: &FilterSpec, seed: u64, max_bytes: u64) -> Result<Self, FilterError> {
         let (error, geometry) = match spec.growth {
             Growth::Fixed => {
                 // The one link is the whole budget: it is sized for NONSCALING_HEADROOM of it,
@@ -227,28 +208,32 @@ impl Chain {
     }
 
     /// Checks items in order, passing each answer to `answer`. Each item is hashed and its
-    /// lines prefetched [`LOOKAHEAD`](crate::lookahead::LOOKAHEAD) items before it is probed, so the cache misses of a
+    /// lines prefetched [`AHEAD`] items before it is probed, so the cache misses of a
     /// batch overlap instead of queueing one after another.
     pub fn contains_many<'a>(
         &self,
         items: impl Iterator<Item = &'a [u8]>,
         mut answer: impl FnMut(bool),
     ) {
-        let mut ahead = Lookahead::new(items);
+        let mut ahead = Lookahead::<_, _, AHEAD>::new(items);
         while let Some(h) = ahead.next(|item| self.hash_and_prefetch(item)) {
             answer(self.contains_hashed(&h));
         }
     }
 
     /// Adds an item. `max_bytes` is the per-filter limit a new link must fit under.
-    pub fn add(&mut self, item: &[u8], max_bytes: u64) -> Result<AddOutcome, ChainError> {
+    pub fn add(&mut self, item: &[u8], max_bytes: u64) -> Result<AddOutcome, FilterError> {
         let h = self.hash(item);
         self.add_hashed(&h, max_bytes)
     }
 
     /// [`Chain::add`] of an item hashed by [`Chain::hash`].
     #[inline]
-    pub fn add_hashed(&mut self, h: &ItemHashes, max_bytes: u64) -> Result<AddOutcome, ChainError> {
+    pub fn add_hashed(
+        &mut self,
+        h: &ItemHashes,
+        max_bytes: u64,
+    ) -> Result<AddOutcome, FilterError> {
         if self.contains_hashed(h) {
             return Ok(AddOutcome::Present);
         }
@@ -272,9 +257,9 @@ impl Chain {
         &mut self,
         items: impl Iterator<Item = &'a [u8]>,
         max_bytes: u64,
-        mut outcome: impl FnMut(Result<AddOutcome, ChainError>) -> bool,
+        mut outcome: impl FnMut(Result<AddOutcome, FilterError>) -> bool,
     ) {
-        let mut ahead = Lookahead::new(items);
+        let mut ahead = Lookahead::<_, _, AHEAD>::new(items);
         while let Some(h) = ahead.next(|item| self.hash_and_prefetch(item)) {
             if !outcome(self.add_hashed(&h, max_bytes)) {
                 break;
@@ -284,15 +269,15 @@ impl Chain {
 
     /// Appends a link with `capacity * expansion` and half the error rate, or refuses when
     /// that link cannot be built or would break the memory limit.
-    fn grow(&mut self, max_bytes: u64) -> Result<(), ChainError> {
+    fn grow(&mut self, max_bytes: u64) -> Result<(), FilterError> {
         if self.nonscaling {
-            return Err(ChainError::Full);
+            return Err(FilterError::Full);
         }
         let last = self.links.last().expect("a chain always has a link");
         let capacity = last
             .capacity
             .checked_mul(u64::from(self.expansion))
-            .ok_or(ChainError::CannotGrow)?;
+            .ok_or(FilterError::CannotGrow)?;
         let error = last.error * 0.5;
         // Each grown link gives back the first link's excess, in proportion to its share.
         let target = error * (1.0 - self.first_link_excess());
@@ -311,7 +296,7 @@ impl Chain {
 /// `r0(1+x) + (1-x)(p/2)(1 - 2^-(L-1)) = p(1 - 2^-L(1-x)) < p` for `r0 = p/2`.
 /// A filter that never grows thus costs exactly RedisBloom's memory and its measured rate stays
 /// near half the request.
-fn first_link_geometry(capacity: u64, error: f64, max_bytes: u64) -> Result<Geometry, ChainError> {
+fn first_link_geometry(capacity: u64, error: f64, max_bytes: u64) -> Result<Geometry, FilterError> {
     match sizing::redisbloom(capacity, error) {
         Some(g) if g.bytes() <= max_bytes => Ok(g),
         _ => link_geometry(capacity, error, 0, max_bytes),
@@ -324,8 +309,8 @@ fn link_geometry(
     error: f64,
     existing: u64,
     max_bytes: u64,
-) -> Result<Geometry, ChainError> {
-    let too_large = |bytes: u64| ChainError::TooLarge {
+) -> Result<Geometry, FilterError> {
+    let too_large = |bytes: u64| FilterError::TooLarge {
         needed: existing.saturating_add(bytes),
         limit: max_bytes,
     };
@@ -339,10 +324,10 @@ fn link_geometry(
             if existing.saturating_add(needed) > max_bytes {
                 Err(too_large(needed))
             } else {
-                Err(ChainError::LinkTooLarge { needed })
+                Err(FilterError::LinkTooLarge { needed })
             }
         }
-        None => Err(ChainError::CannotGrow),
+        None => Err(FilterError::CannotGrow),
     }
 }
 
@@ -448,7 +433,7 @@ mod tests {
         for item in items {
             let r = single.add(item, NO_LIMIT);
             expected.push(r.clone());
-            if r == Err(ChainError::Full) {
+            if r == Err(FilterError::Full) {
                 break;
             }
         }
@@ -457,7 +442,7 @@ mod tests {
         for batch in items.chunks(37) {
             let mut go_on = true;
             batched.add_many(batch.iter().map(|v| &v[..]), NO_LIMIT, |r| {
-                go_on = r != Err(ChainError::Full);
+                go_on = r != Err(FilterError::Full);
                 got.push(r);
                 go_on
             });
@@ -552,7 +537,7 @@ mod tests {
             }
             i += 1;
         }
-        assert_eq!(c.add(b"one more", NO_LIMIT), Err(ChainError::Full));
+        assert_eq!(c.add(b"one more", NO_LIMIT), Err(FilterError::Full));
         assert_eq!(c.links.len(), 1);
     }
 
@@ -560,15 +545,15 @@ mod tests {
     fn memory_limit_and_underflow_are_refused() {
         let mut p = params(0.01, 1_000_000_000_000_000_000, 2, false);
         assert!(
-            matches!(Chain::new(&p, 42, NO_LIMIT), Err(ChainError::LinkTooLarge { needed }) if needed > 1 << 60)
+            matches!(Chain::new(&p, 42, NO_LIMIT), Err(FilterError::LinkTooLarge { needed }) if needed > 1 << 60)
         );
         assert!(
-            matches!(Chain::new(&p, 42, 1 << 40), Err(ChainError::TooLarge { needed, limit: 1099511627776 }) if needed > 1 << 60)
+            matches!(Chain::new(&p, 42, 1 << 40), Err(FilterError::TooLarge { needed, limit: 1099511627776 }) if needed > 1 << 60)
         );
         p.capacity = 1000;
         assert_eq!(
             Chain::new(&p, 42, 100),
-            Err(ChainError::TooLarge {
+            Err(FilterError::TooLarge {
                 needed: 1384,
                 limit: 100
             })
@@ -580,7 +565,7 @@ mod tests {
             match c.add(&item("u", i), NO_LIMIT) {
                 Ok(_) => {}
                 Err(e) => {
-                    assert_eq!(e, ChainError::CannotGrow);
+                    assert_eq!(e, FilterError::CannotGrow);
                     refused = true;
                     break;
                 }
@@ -623,7 +608,7 @@ mod tests {
         assert_eq!(header.check(), Ok(()));
         assert!(matches!(
             Chain::new(&params(0.01, hi, 2, true), 42, NO_LIMIT),
-            Err(ChainError::LinkTooLarge { needed }) if needed > MAX_LINK_BITS / 8 * 99 / 100
+            Err(FilterError::LinkTooLarge { needed }) if needed > MAX_LINK_BITS / 8 * 99 / 100
         ));
     }
 }

@@ -27,8 +27,9 @@
 use crate::bloom::builder::{ChainBuilder, ChainHeader, LinkHeader};
 use crate::bloom::chain::Chain;
 use crate::bloom::link::Layout;
+use crate::bloom::scandump::redisbloom_hashes_ok;
 use crate::codec::{read_pieces, DecodeError, FieldReader};
-use crate::scandump::{redisbloom_hashes_ok, OPT_FORCE64, OPT_NONSCALING, REDISBLOOM_OPTIONS};
+use crate::scandump::{OPT_FORCE64, OPT_NONSCALING, REDISBLOOM_OPTIONS};
 
 /// The newest RedisBloom encoding version (RedisBloom 2.x to 8.x write it).
 pub const MAX_ENCODING_VERSION: i32 = 4;

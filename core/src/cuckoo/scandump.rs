@@ -13,23 +13,21 @@
 //! them with its own hashing.
 //!
 //! The slot arrays form one byte stream; iterator `it >= 1` names position `it - 1`. A
-//! sub-filter of at most [`MAX_CHUNK`] bytes is sent whole whatever the position inside it (as
-//! RedisBloom does); a larger one in chunks of at most [`MAX_CHUNK`] from the position. The
+//! sub-filter of at most [`MAX_CHUNK`](crate::scandump::MAX_CHUNK) bytes is sent whole whatever the position inside it (as
+//! RedisBloom does); a larger one in chunks of at most [`MAX_CHUNK`](crate::scandump::MAX_CHUNK) from the position. The
 //! reply's next iterator is `it + len`, and LOADCHUNK takes each chunk with the iterator that
 //! came with it, so the chunk starts at `it - len - 1`.
 
 use crate::codec::DecodeError;
 use crate::cuckoo::builder::{CuckooBuilder, CuckooHeader};
 use crate::cuckoo::filter::Cuckoo;
+use crate::scandump::{chunks_of, load_arrays, scan_arrays, ChunkRule, DumpError, Fields, Scan};
 
 /// RedisBloom's header length.
 pub const HEADER_BYTES: usize = 38;
 
 /// Marks rsbloom's seed trailer after the 38 bytes.
 pub const SEED_TAG: [u8; 8] = *b"rsbloomS";
-
-/// Largest chunk of slots in one reply (RedisBloom's 16 MiB).
-pub const MAX_CHUNK: usize = 16 << 20;
 
 /// The header SCANDUMP sends at iterator 0.
 pub fn header(cf: &Cuckoo) -> Vec<u8> {
@@ -56,124 +54,80 @@ pub fn header(cf: &Cuckoo) -> Vec<u8> {
     out
 }
 
-/// Why LOADCHUNK refused a header.
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub enum HeaderError {
-    /// Neither 38 bytes nor 38 plus rsbloom's seed trailer (`Invalid header`).
-    Length,
-    /// A check of the decoder failed (`Couldn't create filter!`).
-    Invalid(DecodeError),
-    /// Over the per-filter memory limit.
-    TooLarge { needed: u64, limit: u64 },
-}
-
-/// Parses a header without allocating.
-pub fn parse_header(data: &[u8]) -> Result<CuckooHeader, HeaderError> {
+/// Parses a header without allocating (a wrong length is [`DecodeError::HeaderLength`]).
+pub fn parse_header(data: &[u8]) -> Result<CuckooHeader, DumpError> {
     let seed = match data.len() {
         HEADER_BYTES => 0,
         n if n == HEADER_BYTES + 16 && data[HEADER_BYTES..HEADER_BYTES + 8] == SEED_TAG => {
             u64::from_le_bytes(data[HEADER_BYTES + 8..].try_into().expect("8 bytes"))
         }
-        _ => return Err(HeaderError::Length),
+        _ => return Err(DumpError::BadData(Some(DecodeError::HeaderLength))),
     };
-    let u64_at = |at: usize| u64::from_le_bytes(data[at..at + 8].try_into().expect("8 bytes"));
-    let u16_at = |at: usize| u64::from(u16::from_le_bytes([data[at], data[at + 1]]));
+    let mut f = Fields(data);
     Ok(CuckooHeader {
-        items: u64_at(0),
-        buckets: u64_at(8),
-        deletes: u64_at(16),
-        filters: u64_at(24),
-        bucket_size: u16_at(32),
-        max_iterations: u16_at(34),
-        expansion: u16_at(36),
+        items: f.u64(),
+        buckets: f.u64(),
+        deletes: f.u64(),
+        filters: f.u64(),
+        bucket_size: u64::from(f.u16()),
+        max_iterations: u64::from(f.u16()),
+        expansion: u64::from(f.u16()),
         seed,
     })
 }
 
 /// The empty filter a header (LOADCHUNK at iterator 1) describes, within `max_bytes`.
-pub fn filter_from_header(data: &[u8], max_bytes: u64) -> Result<Cuckoo, HeaderError> {
+pub fn filter_from_header(data: &[u8], max_bytes: u64) -> Result<Cuckoo, DumpError> {
+    let bad = |e: DecodeError| DumpError::BadData(Some(e));
     let header = parse_header(data)?;
     // The builder checks the shape first, then every bucket count and the memory, so a forged
     // header is refused before any allocation.
-    let mut builder = CuckooBuilder::new(header).map_err(HeaderError::Invalid)?;
+    let mut builder = CuckooBuilder::new(header).map_err(bad)?;
     let buckets = (0..header.filters)
         .map(|k| header.grown_buckets(k))
         .collect::<Result<Vec<u64>, DecodeError>>()
-        .map_err(HeaderError::Invalid)?;
+        .map_err(bad)?;
     let needed = buckets.iter().fold(0u64, |sum, n| {
         sum.saturating_add(n.saturating_mul(header.bucket_size))
     });
     if needed > max_bytes {
-        return Err(HeaderError::TooLarge {
+        return Err(DumpError::TooLarge {
             needed,
             limit: max_bytes,
         });
     }
     for n in buckets {
-        builder.filter(n).map_err(HeaderError::Invalid)?;
+        builder.filter(n).map_err(bad)?;
     }
-    builder.finish().map_err(HeaderError::Invalid)
+    builder.finish().map_err(bad)
 }
 
-/// SCANDUMP at `iterator >= 1`: the next iterator and the chunk, or `None` past the end.
-pub fn scan(cf: &Cuckoo, iterator: u64) -> Option<(u64, &[u8])> {
-    let mut position = iterator.checked_sub(1)?;
-    for slots in cf.slot_arrays() {
-        let len = slots.len() as u64;
-        if position < len {
-            let chunk = if slots.len() <= MAX_CHUNK {
-                slots
-            } else {
-                let from = position as usize;
-                &slots[from..slots.len().min(from + MAX_CHUNK)]
-            };
-            return Some((iterator + chunk.len() as u64, chunk));
-        }
-        position -= len;
+/// The SCANDUMP reply for `iterator`: the header at 0, then the slot arrays. RedisBloom dumps
+/// nothing of a filter with no items, at any iterator (`End`: `[0, nil]`).
+pub fn scan(cf: &Cuckoo, iterator: i64) -> Scan<'_> {
+    if cf.items() == 0 {
+        return Scan::End;
     }
-    None
+    if iterator == 0 {
+        return Scan::Header(header(cf));
+    }
+    let arrays: Vec<&[u8]> = cf.slot_arrays().collect();
+    scan_arrays(&arrays, iterator, ChunkRule::WholeSmallArrays)
 }
 
 /// Every SCANDUMP step after the header, in order (the AOF rewrite emits them all).
-pub fn chunks(cf: &Cuckoo) -> impl Iterator<Item = (u64, &[u8])> {
-    let mut iterator = 1;
-    std::iter::from_fn(move || {
-        let (next, chunk) = scan(cf, iterator)?;
-        iterator = next;
-        Some((next, chunk))
-    })
+pub fn chunks(cf: &Cuckoo) -> impl Iterator<Item = (i64, &[u8])> {
+    chunks_of(move |iterator| scan(cf, iterator))
 }
-
-/// A LOADCHUNK data chunk that does not fit (`Couldn't load chunk!`).
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub struct ChunkMisfit;
 
 /// LOADCHUNK of a data chunk sent with `iterator` (not 0 or 1): copies it to stream position
 /// `iterator - len - 1`. Refuses (changing nothing) an empty chunk, a position before the
 /// stream or outside every sub-filter, and a chunk running past its sub-filter's end.
-pub fn load_chunk(cf: &mut Cuckoo, iterator: i64, data: &[u8]) -> Result<(), ChunkMisfit> {
+pub fn load_chunk(cf: &mut Cuckoo, iterator: i64, data: &[u8]) -> Result<(), DumpError> {
     if data.is_empty() {
-        return Err(ChunkMisfit);
+        return Err(DumpError::BadData(None));
     }
-    let mut position = iterator
-        .checked_sub(1)
-        .and_then(|p| p.checked_sub(i64::try_from(data.len()).ok()?))
-        .and_then(|p| u64::try_from(p).ok())
-        .ok_or(ChunkMisfit)?;
-    for slots in cf.slot_arrays_mut() {
-        let len = slots.len() as u64;
-        if position < len {
-            let from = position as usize;
-            let to = from
-                .checked_add(data.len())
-                .filter(|&to| to <= slots.len())
-                .ok_or(ChunkMisfit)?;
-            slots[from..to].copy_from_slice(data);
-            return Ok(());
-        }
-        position -= len;
-    }
-    Err(ChunkMisfit)
+    load_arrays(cf.slot_arrays_mut().collect(), iterator, data)
 }
 
 #[cfg(test)]
@@ -211,7 +165,7 @@ mod tests {
     }
 
     /// The SCANDUMP replies after the header, `(next, hex)`.
-    fn steps(cf: &Cuckoo) -> Vec<(u64, Vec<u8>)> {
+    fn steps(cf: &Cuckoo) -> Vec<(i64, Vec<u8>)> {
         chunks(cf).map(|(next, c)| (next, c.to_vec())).collect()
     }
 
@@ -223,7 +177,7 @@ mod tests {
             hex("0300000000000000 0400000000000000 0000000000000000 0100000000000000 0200 1400 0100")
         );
         assert_eq!(steps(&v1), [(9, hex("0100d900 07000000"))]);
-        assert_eq!(scan(&v1, 9), None);
+        assert_eq!(scan(&v1, 9), Scan::End);
 
         let letters: Vec<[u8; 1]> = b"abcdefghij".iter().map(|&b| [b]).collect();
         let items: Vec<&[u8]> = letters.iter().map(|b| &b[..]).collect();
@@ -253,7 +207,13 @@ mod tests {
             [(17, hex("00000000 830f0f0f 29000000 00000000"))]
         );
         // A small sub-filter is sent whole whatever the position inside it.
-        assert_eq!(scan(&v1, 3), Some((11, v1.slot_arrays().next().unwrap())));
+        assert_eq!(
+            scan(&v1, 3),
+            Scan::Chunk {
+                next: 11,
+                data: v1.slot_arrays().next().unwrap()
+            }
+        );
     }
 
     #[test]
@@ -274,7 +234,7 @@ mod tests {
             assert_eq!(h.len(), if seed == 0 { 38 } else { 54 });
             let mut back = filter_from_header(&h, u64::MAX).unwrap();
             for (next, chunk) in chunks(&cf) {
-                load_chunk(&mut back, next as i64, chunk).unwrap();
+                load_chunk(&mut back, next, chunk).unwrap();
             }
             assert_eq!(back, cf);
         }
@@ -290,12 +250,12 @@ mod tests {
             h
         };
         let invalid = |h: &[u8]| match filter_from_header(h, u64::MAX) {
-            Err(HeaderError::Invalid(e)) => e,
+            Err(DumpError::BadData(Some(e))) => e,
             other => panic!("{other:?}"),
         };
         assert_eq!(
             filter_from_header(&good[..37], 1 << 20).err(),
-            Some(HeaderError::Length)
+            Some(DumpError::BadData(Some(DecodeError::HeaderLength)))
         );
         assert_eq!(invalid(&with(32, &[0, 0])), DecodeError::BucketSize);
         assert_eq!(invalid(&with(32, &[0, 1])), DecodeError::BucketSize);
@@ -314,7 +274,7 @@ mod tests {
         let huge = with(8, &(1u64 << 55).to_le_bytes());
         assert_eq!(
             filter_from_header(&huge, 1 << 30).err(),
-            Some(HeaderError::TooLarge {
+            Some(DumpError::TooLarge {
                 needed: 1 << 56,
                 limit: 1 << 30
             })
@@ -324,28 +284,31 @@ mod tests {
         wide[36..38].copy_from_slice(&32768u16.to_le_bytes());
         assert_eq!(
             filter_from_header(&wide, 1 << 30),
-            Err(HeaderError::Invalid(DecodeError::Buckets))
+            Err(DumpError::BadData(Some(DecodeError::Buckets)))
         );
 
         let mut cf = filter_from_header(&good, u64::MAX).unwrap();
         let before = cf.clone();
-        assert_eq!(load_chunk(&mut cf, 9, b""), Err(ChunkMisfit));
+        assert_eq!(load_chunk(&mut cf, 9, b""), Err(DumpError::BadData(None)));
         assert_eq!(
             load_chunk(&mut cf, 5, &[1; 8]),
-            Err(ChunkMisfit),
+            Err(DumpError::BadData(None)),
             "starts before the stream"
         );
         assert_eq!(
             load_chunk(&mut cf, 10, &[5]),
-            Err(ChunkMisfit),
+            Err(DumpError::NoLink),
             "past the end: no wrap"
         );
         assert_eq!(
             load_chunk(&mut cf, 10, &[1; 2]),
-            Err(ChunkMisfit),
+            Err(DumpError::TooBig),
             "runs past the end"
         );
-        assert_eq!(load_chunk(&mut cf, i64::MIN, &[1]), Err(ChunkMisfit));
+        assert_eq!(
+            load_chunk(&mut cf, i64::MIN, &[1]),
+            Err(DumpError::BadData(None))
+        );
         assert_eq!(cf, before);
         assert_eq!(load_chunk(&mut cf, 9, &[5]), Ok(()));
         assert_eq!(cf.slot_arrays().next().unwrap()[7], 5);

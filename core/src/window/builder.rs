@@ -4,7 +4,8 @@
 use crate::codec::{machine_memory, DecodeError};
 use crate::sizing::MAX_LINK_BITS;
 use crate::spec::{Growth, Window};
-use crate::window::sliding::{self, Kind, Ring, Slice, Sliding, MAX_CLOCK, OPEN};
+use crate::window::ring::{Ring, Slice};
+use crate::window::sliding::{self, Sliding, MAX_CLOCK, OPEN};
 
 /// A window filter as a serialised form describes it, before its slices.
 #[derive(Debug, Clone, Copy, PartialEq)]
@@ -46,8 +47,8 @@ impl SlidingHeader {
     pub fn of(f: &Sliding) -> Self {
         SlidingHeader {
             kind: match f.kind {
-                Kind::Count => 1,
-                Kind::Time => 2,
+                Window::Count | Window::Unbounded => 1,
+                Window::Time { .. } => 2,
             },
             seed: f.seed,
             error: f.error,
@@ -147,13 +148,15 @@ impl SlidingBuilder {
     pub fn new(h: SlidingHeader) -> Result<Self, DecodeError> {
         let bad = Err(DecodeError::WindowParameters);
         let kind = match h.kind {
-            1 => Kind::Count,
-            2 => Kind::Time,
+            1 => Window::Count,
+            2 => Window::Time {
+                seconds: h.window / 1000,
+            },
             _ => return bad,
         };
         let growth = match (kind, h.expansion) {
             (_, 0) => Growth::Fixed,
-            (Kind::Time, n) if n <= u64::from(u32::MAX) => Growth::Scaling(n as u32),
+            (Window::Time { .. }, n) if n <= u64::from(u32::MAX) => Growth::Scaling(n as u32),
             _ => return Err(DecodeError::Expansion),
         };
         if !(h.error > 0.0 && h.error < 1.0) {
@@ -164,8 +167,8 @@ impl SlidingBuilder {
             && h.span >= 1
             && h.span <= h.window;
         let shape_ok = match kind {
-            Kind::Count => h.window == h.capacity && h.span == 0,
-            Kind::Time => time_ok,
+            Window::Count | Window::Unbounded => h.window == h.capacity && h.span == 0,
+            Window::Time { .. } => time_ok,
         };
         if !shape_ok
             || h.capacity == 0

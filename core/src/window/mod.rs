@@ -1,4 +1,17 @@
-//! Window filters: Bloom filters that forget (`SLIDING`, `WINDOW seconds`).
+//! Window filters: Bloom filters that forget (`SLIDING`, `WINDOW seconds`). The model and its
+//! clock are in [`sliding`]; [`design`] sizes it, [`ring`] lays its bits out, [`lookup`] and
+//! [`write`] read and change it; [`builder`], [`rdb`] and [`scandump`] are its serialised
+//! forms, [`args`] its options.
 
+pub mod args;
 pub mod builder;
+pub mod design;
+pub mod lookup;
+pub mod rdb;
+pub mod ring;
+pub mod scandump;
 pub mod sliding;
+pub mod write;
+
+#[cfg(test)]
+mod tests;

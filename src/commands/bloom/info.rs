@@ -7,8 +7,10 @@
 use std::ffi::CStr;
 
 use crate::redis::{Args, Ctx, KeyContent};
-use rsbloom_core::window::sliding::{Kind, Sliding};
-use rsbloom_core::{args, errors};
+use rsbloom_core::args;
+use rsbloom_core::errors;
+use rsbloom_core::window::sliding::Sliding;
+use rsbloom_core::Window;
 use rsbloom_core::{Filter, Growth};
 
 /// One BF.INFO field: the option that selects it, its name in the reply, and its value at the
@@ -73,8 +75,8 @@ fn live_slices(s: &Sliding, now: u64) -> u64 {
 /// unit, the live slices, the items inside the window and the bits each item sets.
 fn reply_window(ctx: &Ctx, s: &Sliding, now: u64) {
     let (unit, window, slack) = match s.kind() {
-        Kind::Count => (c"items", s.window(), s.slack()),
-        Kind::Time => (c"seconds", s.window() / 1000, s.slack().div_ceil(1000)),
+        Window::Count | Window::Unbounded => (c"items", s.window(), s.slack()),
+        Window::Time { .. } => (c"seconds", s.window() / 1000, s.slack().div_ceil(1000)),
     };
     ctx.reply_map(6);
     ctx.reply_simple_string(c"Window");

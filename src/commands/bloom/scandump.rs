@@ -3,7 +3,7 @@
 
 use crate::config;
 use crate::redis::{Args, Ctx, KeyContent};
-use rsbloom_core::scandump::{self, DumpError, Scan};
+use rsbloom_core::scandump::{self, Scan};
 use rsbloom_core::Filter;
 use rsbloom_core::FIXED_SEED;
 use rsbloom_core::{args, errors};
@@ -62,21 +62,11 @@ pub fn loadchunk(ctx: &Ctx, a: &Args) {
         KeyContent::Value(filter) => scandump::load_chunk(filter, iterator, data),
     };
     match result {
-        Err(e) => ctx.reply_error(&dump_error_text(&e)),
+        Err(e) => ctx.reply_error(&errors::bloom_dump_error(&e)),
         Ok(()) => {
             ctx.reply_ok();
             ctx.replicate_verbatim();
             ctx.notify(c"bf.loadchunk", a, 1);
         }
-    }
-}
-
-/// The reply text of a dump error.
-fn dump_error_text(e: &DumpError) -> String {
-    match e {
-        DumpError::BadData(_) => errors::BAD_DATA.to_string(),
-        DumpError::NoLink => errors::NO_LINK.to_string(),
-        DumpError::TooBig => errors::CHUNK_TOO_BIG.to_string(),
-        DumpError::TooLarge { needed, limit } => errors::too_large(*needed, *limit),
     }
 }

@@ -3,18 +3,17 @@
 //! `SEED` is rsbloom's own option: it fixes the filter's hash seed instead of drawing a random
 //! one. rsbloom replicates every creation with it, so replicas and AOF replays match bit for bit.
 
-use super::create::create;
+use super::create;
+use crate::commands::refuse;
 use crate::config;
 use crate::redis::{Args, Ctx, KeyContent};
-use rsbloom_core::args::{self, Refusal};
-use rsbloom_core::errors;
-use rsbloom_core::Filter;
+use rsbloom_core::bloom::args;
+use rsbloom_core::{errors, Filter};
 
 pub fn reserve(ctx: &Ctx, a: &Args) {
     let r = match args::reserve(&a.to_vec(), config::expansion()) {
         Ok(r) => r,
-        Err(Refusal::Arity) => return ctx.reply_wrong_arity(),
-        Err(Refusal::Reply(text)) => return ctx.reply_error(text),
+        Err(refusal) => return refuse(ctx, refusal),
     };
     let mut key = ctx.open_key(a, 1, true);
     match key.content::<Filter>() {

@@ -14,19 +14,20 @@
 //! allocator's share of the server's time fell from 17% to 8%, ops/s from 0.34-0.42 M to
 //! 0.50-0.58 M).
 
-use super::chain_error_text;
-use super::create::create;
+use super::create;
+use crate::commands::refuse;
+use crate::config;
+use crate::datatype::Stored;
 use crate::redis::{Args, Ctx, KeyContent, Word};
-use crate::{config, stats};
-use rsbloom_core::args::{self, Refusal};
-use rsbloom_core::errors;
-use rsbloom_core::{AddOutcome, ChainError, Filter, FilterSpec};
+use crate::stats::{self, Work};
+use rsbloom_core::bloom::args;
+use rsbloom_core::{errors, AddOutcome, Filter, FilterError, FilterSpec};
 
 pub fn add(ctx: &Ctx, a: &Args) {
     if a.len() != 3 {
         return ctx.reply_wrong_arity();
     }
-    insert(
+    add_items(
         ctx,
         a,
         2,
@@ -41,7 +42,7 @@ pub fn madd(ctx: &Ctx, a: &Args) {
     if a.len() < 3 {
         return ctx.reply_wrong_arity();
     }
-    insert(
+    add_items(
         ctx,
         a,
         2,
@@ -53,11 +54,10 @@ pub fn madd(ctx: &Ctx, a: &Args) {
 }
 
 /// BF.INSERT, its options parsed by [`args::insert`].
-pub fn insert_command(ctx: &Ctx, a: &Args) {
+pub fn insert(ctx: &Ctx, a: &Args) {
     match args::insert(&a.to_vec(), config::default_spec()) {
-        Ok(i) => insert(ctx, a, i.first_item, true, i.create, i.at, c"bf.insert"),
-        Err(Refusal::Arity) => ctx.reply_wrong_arity(),
-        Err(Refusal::Reply(text)) => ctx.reply_error(text),
+        Ok(i) => add_items(ctx, a, i.first_item, true, i.create, i.at, c"bf.insert"),
+        Err(refusal) => refuse(ctx, refusal),
     }
 }
 
@@ -65,7 +65,7 @@ pub fn insert_command(ctx: &Ctx, a: &Args) {
 /// `multi`). A missing key is created as `create_as` says (see [`create`]), or is `ERR not
 /// found` when `create_as` is None (INSERT's NOCREATE). A full NONSCALING filter ends the array
 /// with its error, as RedisBloom does. A time window adds at `at`, or else the server's clock.
-fn insert(
+fn add_items(
     ctx: &Ctx,
     a: &Args,
     first: usize,
@@ -86,7 +86,10 @@ fn insert(
                 Ok(filter) => filter,
                 Err(text) => {
                     // The memory limit refused the implicit creation: every item is refused.
-                    stats::adds(0, 0, (a.len() - first) as u64);
+                    stats::BLOOM.work_done(Work {
+                        refused: (a.len() - first) as u64,
+                        ..Work::default()
+                    });
                     return ctx.reply_error(&text);
                 }
             }
@@ -96,7 +99,7 @@ fn insert(
     if multi {
         ctx.reply_postponed_array();
     }
-    let bytes_before = filter.bit_bytes();
+    let before = filter.gauges();
     let clock_before = filter.time_clock();
     let now = match (at, clock_before) {
         (Some(at), _) => at,
@@ -121,19 +124,18 @@ fn insert(
             }
             Err(e) => {
                 refused.push(at);
-                ctx.reply_error(&chain_error_text(&e));
-                e != ChainError::Full
+                ctx.reply_error(&errors::filter_error(&e));
+                e != FilterError::Full
             }
         }
     });
-    let bytes_after = filter.bit_bytes();
-    // A window filter may free slices as it goes.
-    stats::adds(
+    // A window filter may free slices as it goes: its bytes may fall.
+    let work = Work {
         added,
-        bytes_after.saturating_sub(bytes_before),
-        refused.len() as u64,
-    );
-    stats::bytes_freed(bytes_before.saturating_sub(bytes_after));
+        refused: refused.len() as u64,
+        ..Work::default()
+    };
+    stats::BLOOM.value_changed(before, filter.gauges(), work);
     if multi {
         ctx.set_array_len(replied);
     }

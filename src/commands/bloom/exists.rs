@@ -1,8 +1,8 @@
 //! BF.EXISTS key item, BF.MEXISTS key item [item ...]
 
 use crate::redis::{Args, Ctx, KeyContent};
-use rsbloom_core::errors;
-use rsbloom_core::Filter;
+use crate::stats;
+use rsbloom_core::{errors, Filter};
 
 pub fn exists(ctx: &Ctx, a: &Args) {
     if a.len() != 3 {
@@ -28,7 +28,7 @@ fn check(ctx: &Ctx, a: &Args, multi: bool) {
         KeyContent::Other => return ctx.reply_error(errors::WRONG_TYPE),
         KeyContent::Value(filter) => Some(filter),
     };
-    crate::stats::checks((a.len() - 2) as u64);
+    stats::BLOOM.items_checked((a.len() - 2) as u64);
     if multi {
         ctx.reply_array(a.len() - 2);
     }

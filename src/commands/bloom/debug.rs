@@ -2,7 +2,8 @@
 //! its window, then one line per slice with its age and fill.
 
 use crate::redis::{Args, Ctx};
-use rsbloom_core::window::sliding::{Kind, Sliding, OPEN};
+use rsbloom_core::window::sliding::{Sliding, OPEN};
+use rsbloom_core::Window;
 use rsbloom_core::{Chain, Filter};
 
 pub fn debug(ctx: &Ctx, a: &Args) {
@@ -54,8 +55,8 @@ fn window_lines(s: &Sliding, now: u64) -> Vec<String> {
     let clock = s.clock_at(now);
     let first_live = s.first_live(clock);
     let unit = match s.kind() {
-        Kind::Count => "items",
-        Kind::Time => "ms",
+        Window::Count | Window::Unbounded => "items",
+        Window::Time { .. } => "ms",
     };
     let head = format!(
         "size:{} window:{} unit:{unit} clock:{clock} hashes:{} generations:{}",

@@ -1,0 +1,160 @@
+//! The window options of `BF.RESERVE` and `BF.INSERT` (`SLIDING`, `WINDOW seconds`) and
+//! `BF.INSERT`'s `AT ms`.
+
+use crate::args::{is, unsigned, Refusal};
+use crate::errors;
+use crate::spec::{FilterSpec, Growth, Window};
+use crate::window::sliding::{self, MAX_CLOCK};
+
+/// The window options of BF.RESERVE and BF.INSERT: `SLIDING` or `WINDOW seconds`.
+#[derive(Debug, Default, Clone, Copy)]
+pub(crate) struct WindowOptions {
+    sliding: bool,
+    seconds: Option<u64>,
+}
+
+impl WindowOptions {
+    /// Takes `argv[i]` when it is a window option (with its value, for WINDOW), refusing a bad
+    /// value; false when it is not one.
+    pub(crate) fn parse(&mut self, argv: &[&[u8]], i: usize) -> Result<bool, Refusal> {
+        let arg = argv[i];
+        if is(arg, "SLIDING") {
+            self.sliding = true;
+        } else if is(arg, "WINDOW") {
+            let seconds = argv
+                .get(i + 1)
+                .and_then(|v| unsigned(v))
+                .filter(|s| (1..=Window::MAX_SECONDS).contains(s))
+                .ok_or(Refusal::Reply(errors::BAD_WINDOW))?;
+            self.seconds = Some(seconds);
+        } else {
+            return Ok(false);
+        }
+        Ok(true)
+    }
+
+    /// The spec these options make of the others, or the error for a combination that makes
+    /// no sense.
+    pub(crate) fn spec(
+        self,
+        error: f64,
+        capacity: u64,
+        growth: Growth,
+        expansion_given: bool,
+    ) -> Result<FilterSpec, Refusal> {
+        let refuse = |text| Err(Refusal::Reply(text));
+        let window = match (self.sliding, self.seconds) {
+            (true, Some(_)) => return refuse(errors::SLIDING_AND_WINDOW),
+            (true, None) if expansion_given => return refuse(errors::SLIDING_EXPANSION),
+            (true, None) => Window::Count,
+            (false, Some(seconds)) => Window::Time { seconds },
+            (false, None) => Window::Unbounded,
+        };
+        if window != Window::Unbounded && !sliding::supports_error(error) {
+            return refuse(errors::WINDOW_ERROR_RATE);
+        }
+        let growth = match window {
+            Window::Count => Growth::Fixed,
+            _ => growth,
+        };
+        Ok(FilterSpec {
+            error,
+            capacity,
+            growth,
+            window,
+        })
+    }
+}
+
+/// The value of `AT` at `argv[i]`: a Unix time in milliseconds, up to [`MAX_CLOCK`].
+pub(crate) fn parse_at(argv: &[&[u8]], i: usize) -> Result<u64, Refusal> {
+    argv.get(i)
+        .and_then(|v| unsigned(v))
+        .filter(|&ms| ms <= MAX_CLOCK)
+        .ok_or(Refusal::Reply(errors::BAD_AT))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// The window options of `line`, then the spec they make of a 1% filter of 1000 items
+    /// (expansion 2, or `EXPANSION` given when `expansion_given`).
+    fn spec_of(line: &str, expansion_given: bool) -> Result<FilterSpec, Refusal> {
+        let words: Vec<&[u8]> = line.split_whitespace().map(str::as_bytes).collect();
+        let mut options = WindowOptions::default();
+        let mut i = 0;
+        while i < words.len() {
+            assert!(options.parse(&words, i)?, "{line}: not a window option");
+            i += 1 + usize::from(is(words[i], "WINDOW"));
+        }
+        options.spec(0.01, 1000, Growth::Scaling(2), expansion_given)
+    }
+
+    #[test]
+    fn window_options_and_their_errors() {
+        let window = |line| spec_of(line, false).map(|s| (s.window, s.growth));
+        assert_eq!(window(""), Ok((Window::Unbounded, Growth::Scaling(2))));
+        assert_eq!(window("sliding"), Ok((Window::Count, Growth::Fixed)));
+        assert_eq!(
+            window("WINDOW 60"),
+            Ok((Window::Time { seconds: 60 }, Growth::Scaling(2)))
+        );
+        assert_eq!(
+            window("WINDOW 4294967295").map(|w| w.0),
+            Ok(Window::Time {
+                seconds: Window::MAX_SECONDS
+            })
+        );
+        let refused = |line| spec_of(line, false).err();
+        for bad in [
+            "WINDOW",
+            "WINDOW 0",
+            "WINDOW -1",
+            "WINDOW 1.5",
+            "WINDOW 4294967296",
+        ] {
+            assert_eq!(
+                refused(bad),
+                Some(Refusal::Reply(errors::BAD_WINDOW)),
+                "{bad}"
+            );
+        }
+        assert_eq!(
+            refused("SLIDING WINDOW 5"),
+            Some(Refusal::Reply(errors::SLIDING_AND_WINDOW))
+        );
+        assert_eq!(
+            spec_of("SLIDING", true).err(),
+            Some(Refusal::Reply(errors::SLIDING_EXPANSION))
+        );
+        let mut options = WindowOptions::default();
+        assert_eq!(options.parse(&[b"NONSCALING"], 0), Ok(false));
+    }
+
+    #[test]
+    fn window_filters_refuse_rates_they_cannot_honour() {
+        let mut options = WindowOptions::default();
+        assert_eq!(options.parse(&[b"SLIDING"], 0), Ok(true));
+        assert!(options.spec(1e-14, 10, Growth::Fixed, false).is_ok());
+        assert_eq!(
+            options.spec(1e-15, 10, Growth::Fixed, false),
+            Err(Refusal::Reply(errors::WINDOW_ERROR_RATE))
+        );
+        // A filter without a window takes any rate.
+        let plain = WindowOptions::default().spec(1e-300, 10, Growth::Fixed, false);
+        assert_eq!(plain.map(|s| s.error), Ok(1e-300));
+    }
+
+    #[test]
+    fn at_takes_milliseconds_up_to_the_latest_clock() {
+        let at = |v: &str| parse_at(&[b"AT", v.as_bytes()], 1);
+        assert_eq!(at("0"), Ok(0));
+        assert_eq!(at("1733389200000"), Ok(1_733_389_200_000));
+        assert_eq!(at(&MAX_CLOCK.to_string()), Ok(MAX_CLOCK));
+        for bad in [&(MAX_CLOCK + 1).to_string()[..], "-1", "1e3", "", "now"] {
+            assert_eq!(at(bad), Err(Refusal::Reply(errors::BAD_AT)), "{bad:?}");
+        }
+        assert_eq!(parse_at(&[b"AT"], 1), Err(Refusal::Reply(errors::BAD_AT)));
+    }
+}

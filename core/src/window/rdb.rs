@@ -1,0 +1,85 @@
+//! A window filter's fields in rsbloom's RDB value (the layout is in [`crate::rdb`]).
+
+use crate::codec::{read_pieces, DecodeError, FieldReader, FieldWriter};
+use crate::rdb::{CHUNK_BYTES, FLAG_RING, FLAG_WINDOW};
+use crate::window::builder::{SliceHeader, SlidingBuilder, SlidingHeader};
+use crate::window::ring::Ring;
+use crate::window::sliding::Sliding;
+
+/// Writes a window filter: its added count, flags, then its fields and slices.
+pub fn encode(f: &Sliding, w: &mut impl FieldWriter) {
+    let h = SlidingHeader::of(f);
+    w.unsigned(h.added);
+    w.unsigned(if h.ring {
+        FLAG_WINDOW | FLAG_RING
+    } else {
+        FLAG_WINDOW
+    });
+    w.unsigned(h.kind);
+    w.unsigned(h.seed);
+    w.double(h.error);
+    for v in [
+        h.capacity,
+        h.window,
+        h.span,
+        h.hashes,
+        h.generations,
+        h.base_capacity,
+        h.base_bits,
+        h.expansion,
+        h.clock,
+        h.next_generation,
+        h.slices,
+    ] {
+        w.unsigned(v);
+    }
+    for piece in f.ring().map_or(&[][..], Ring::bytes).chunks(CHUNK_BYTES) {
+        w.bytes(piece);
+    }
+    for slice in f.slices() {
+        for v in SliceHeader::of(slice).fields() {
+            w.unsigned(v);
+        }
+        for piece in slice.bytes().chunks(CHUNK_BYTES) {
+            w.bytes(piece);
+        }
+    }
+}
+
+/// Reads a window filter after its added count and flags (`ring`: the blocked layout's flag),
+/// validating every field before it allocates or trusts it.
+pub fn decode(r: &mut impl FieldReader, added: u64, ring: bool) -> Result<Sliding, DecodeError> {
+    let kind = r.unsigned()?;
+    let seed = r.unsigned()?;
+    let error = r.double()?;
+    let mut next = || r.unsigned();
+    let header = SlidingHeader {
+        kind,
+        seed,
+        error,
+        capacity: next()?,
+        window: next()?,
+        span: next()?,
+        hashes: next()?,
+        generations: next()?,
+        base_capacity: next()?,
+        base_bits: next()?,
+        expansion: next()?,
+        clock: next()?,
+        added,
+        next_generation: next()?,
+        slices: next()?,
+        ring,
+    };
+    let mut builder = SlidingBuilder::new(header)?;
+    read_pieces(r, builder.ring())?;
+    for _ in 0..header.slices {
+        let mut fields = [0u64; 8];
+        for field in &mut fields {
+            *field = r.unsigned()?;
+        }
+        let slice = SliceHeader::from_fields(fields);
+        read_pieces(r, builder.slice(slice)?)?;
+    }
+    builder.finish()
+}

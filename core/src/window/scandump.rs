@@ -1,0 +1,95 @@
+//! A window filter's SCANDUMP header, the window dialect (the layout is in [`crate::scandump`]).
+
+use crate::codec::DecodeError;
+use crate::scandump::{
+    DumpError, Fields, COMMON_HEADER, OPT_FORCE64, OPT_NOROUND, OPT_RING, OPT_RSBLOOM, OPT_WINDOW,
+};
+use crate::window::builder::{SliceHeader, SlidingBuilder, SlidingHeader};
+use crate::window::sliding::Sliding;
+
+/// The options of every window header (with [`OPT_RING`] for the blocked layout).
+pub(crate) const OPTIONS: u32 = OPT_NOROUND | OPT_FORCE64 | OPT_RSBLOOM | OPT_WINDOW;
+/// Bytes of the window's own fields after the common 20.
+const WINDOW_FIELDS: usize = 1 + 8 + 8 + 3 * 8 + 2 * 4 + 4 * 8;
+/// Bytes of one slice's header.
+const SLICE_HEADER: usize = 64;
+
+/// The window dialect's header.
+pub fn header(f: &Sliding) -> Vec<u8> {
+    let h = SlidingHeader::of(f);
+    let n = f.slices().len();
+    let mut out = Vec::with_capacity(COMMON_HEADER + WINDOW_FIELDS + SLICE_HEADER * n);
+    out.extend_from_slice(&h.added.to_le_bytes());
+    out.extend_from_slice(&(n as u32).to_le_bytes());
+    let ring = if h.ring { OPT_RING } else { 0 };
+    out.extend_from_slice(&(OPTIONS | ring).to_le_bytes());
+    out.extend_from_slice(&(h.expansion as u32).to_le_bytes());
+    out.push(h.kind as u8);
+    out.extend_from_slice(&h.seed.to_le_bytes());
+    out.extend_from_slice(&h.error.to_le_bytes());
+    for v in [h.capacity, h.window, h.span] {
+        out.extend_from_slice(&v.to_le_bytes());
+    }
+    out.extend_from_slice(&(h.hashes as u32).to_le_bytes());
+    out.extend_from_slice(&(h.generations as u32).to_le_bytes());
+    for v in [h.base_capacity, h.base_bits, h.clock, h.next_generation] {
+        out.extend_from_slice(&v.to_le_bytes());
+    }
+    for slice in f.slices() {
+        for v in SliceHeader::of(slice).fields() {
+            out.extend_from_slice(&v.to_le_bytes());
+        }
+    }
+    out
+}
+
+/// The window dialect after the first 20 bytes.
+pub(crate) fn from_header(
+    mut f: Fields,
+    added: u64,
+    nslices: u32,
+    expansion: u32,
+    ring: bool,
+    max_bytes: u64,
+) -> Result<Sliding, DumpError> {
+    let bad = |e: DecodeError| DumpError::BadData(Some(e));
+    let n = nslices as usize;
+    if f.0.len() != WINDOW_FIELDS + SLICE_HEADER * n {
+        return Err(bad(DecodeError::HeaderLength));
+    }
+    let header = SlidingHeader {
+        kind: u64::from(f.u8()),
+        seed: f.u64(),
+        error: f.f64(),
+        capacity: f.u64(),
+        window: f.u64(),
+        span: f.u64(),
+        hashes: u64::from(f.u32()),
+        generations: u64::from(f.u32()),
+        base_capacity: f.u64(),
+        base_bits: f.u64(),
+        expansion: u64::from(expansion),
+        clock: f.u64(),
+        added,
+        next_generation: f.u64(),
+        slices: u64::from(nslices),
+        ring,
+    };
+    let slices: Vec<SliceHeader> = (0..n)
+        .map(|_| SliceHeader::from_fields(std::array::from_fn(|_| f.u64())))
+        .collect();
+    let needed = slices
+        .iter()
+        .fold(header.ring_bytes(), |sum, s| sum.saturating_add(s.bits / 8));
+    let mut builder = SlidingBuilder::new(header).map_err(bad)?;
+    if needed > max_bytes {
+        return Err(DumpError::TooLarge {
+            needed,
+            limit: max_bytes,
+        });
+    }
+    for slice in slices {
+        builder.slice(slice).map_err(bad)?;
+    }
+    builder.finish().map_err(bad)
+}
