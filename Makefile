@@ -8,7 +8,7 @@
 #   make bench   rsbloom against RedisBloom 2.8.2 (bench/bench.py); writes bench/RESULTS.md;
 #                then window filters against plain and rotating ones (bench/window.py, WINDOW.md),
 #                then cuckoo filters against RedisBloom's (bench/cuckoo.py, CUCKOO.md)
-#   make bench-core   criterion micro-benchmarks of the core (benches/core.rs)
+#   make bench-core   criterion micro-benchmarks of the core (core/benches/core.rs)
 #   make fuzz    cargo-fuzz targets (fuzz/), FUZZ_SECONDS each (default 60)
 #   make test-matrix    the command, persistence, replication, window, ACL, migration, cluster and Python
 #                       client tests on Redis 7.4 and Valkey 9.1 (scripts/servers fetches them)
@@ -64,10 +64,13 @@ run: build
 	  --enable-debug-command local
 
 # The habits CI enforces, before any test: formatting, clippy (the [lints] of Cargo.toml with
-# -D warnings) and the core's unit tests.
+# -D warnings), the docs (every public item of the core documented, no broken link) and the
+# unit tests of both crates.
 check: deps
 	$(CARGO) fmt --all -- --check
 	$(CARGO) clippy --workspace --all-targets -- -D warnings
+	RUSTDOCFLAGS="-D warnings" $(CARGO) doc --workspace --no-deps --document-private-items
+	$(CARGO) test --release --test architecture
 	$(CARGO) test --release --workspace --lib
 
 # The integration tests load the librsbloom.so of their own profile (the harness builds it when
@@ -139,7 +142,7 @@ test-py: pytest
 # durability ones, which exercise the module rather than the server.
 .PHONY: test-matrix
 MATRIX_SERVERS := redis-7.4 valkey-9.1
-MATRIX_TESTS   := acl commands config cuckoo migration persistence replication window
+MATRIX_TESTS   := acl bloom config cuckoo migration persistence replication window
 test-matrix: deps venv
 	$(VENV)/bin/python -m pip install -q --disable-pip-version-check $(PY_PKGS)
 	$(CARGO) build --release
@@ -164,7 +167,7 @@ bench: build venv
 	so=$$(scripts/redisbloom-so) && REDISBLOOM_SO=$$so $(VENV)/bin/python bench/cuckoo.py
 
 bench-core: deps
-	$(CARGO) bench --bench core
+	$(CARGO) bench -p rsbloom-core --bench core
 
 # Fuzzing (fuzz/, its own crate): each target runs FUZZ_SECONDS from the committed corpus
 # (fuzz/corpus/<target>) and seeds generated afresh (fuzz/examples/seeds.rs); the inputs it

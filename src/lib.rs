@@ -1,11 +1,9 @@
-//! rsbloom: a Redis module with native Bloom filters, wire-compatible with RedisBloom's BF.*
-//! commands. `core` is pure Rust and knows nothing of Redis; `redis` wraps Redis's module API;
-//! `args` parses arguments without Redis; `commands`, `datatype`, `config` and `stats` are the
-//! Redis layer on top. This file is the module's entry point: identity, data type, commands,
-//! INFO section, configs. The README's Architecture section maps where each piece goes.
-
-#[cfg(target_endian = "big")]
-compile_error!("rsbloom stores bit arrays as little-endian words and needs a little-endian target");
+//! rsbloom: a Redis and Valkey module with native Bloom, window and cuckoo filters,
+//! wire-compatible with RedisBloom's BF.* and CF.* commands. The filters themselves are the
+//! `rsbloom-core` crate, which knows nothing of Redis; this crate is the thin layer on top:
+//! `redis` wraps the module API, `commands` (one folder per filter kind), `datatype`, `config`,
+//! `stats` and `capabilities` use it. This file is the entry point: identity, data types,
+//! commands, INFO section, configs. `ARCHITECTURE.md` maps where each piece goes.
 
 mod alloc;
 mod capabilities;

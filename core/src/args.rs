@@ -68,14 +68,18 @@ pub enum Refusal {
 /// config it sets, from the config table).
 #[derive(Debug, Clone, Copy)]
 pub struct IntegerArg {
+    /// The argument's name, matched ignoring ASCII case.
     pub name: &'static str,
+    /// The smallest value taken.
     pub min: i64,
+    /// The largest value taken.
     pub max: i64,
 }
 
 /// The module load arguments given, parsed.
 #[derive(Debug, Clone, PartialEq, Default)]
 pub struct LoadArgs {
+    /// `ERROR_RATE`, when given.
     pub error_rate: Option<f64>,
     /// `(index into the integer arguments, value)`, in the order given.
     pub integers: Vec<(usize, i64)>,

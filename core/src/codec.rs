@@ -125,18 +125,37 @@ pub fn machine_memory() -> Option<u64> {
 
 /// Sink of typed fields (Redis's module RDB I/O, or a `Vec<Field>` in tests).
 pub trait FieldWriter {
+    /// An unsigned 64-bit field.
     fn unsigned(&mut self, v: u64);
+    /// A double field.
     fn double(&mut self, v: f64);
+    /// A byte-string field.
     fn bytes(&mut self, v: &[u8]);
 }
 
 /// Source of typed fields; every read may fail (truncated or corrupt input).
 pub trait FieldReader {
+    /// An unsigned 64-bit field.
     fn unsigned(&mut self) -> Result<u64, DecodeError>;
+    /// A double field.
     fn double(&mut self) -> Result<f64, DecodeError>;
     /// Reads one string field into the start of `dst` and returns its length; a field longer
     /// than `dst` is [`DecodeError::LongPiece`].
     fn bytes_into(&mut self, dst: &mut [u8]) -> Result<usize, DecodeError>;
+}
+
+/// Largest piece of a bit or slot array stored as one string field. Below jemalloc's 8 MiB
+/// "oversize" threshold, so the buffer Redis allocates per piece (LZF output on save, the read
+/// buffer on load) is recycled, warm in cache, instead of being mapped, zeroed by the kernel
+/// and unmapped each time: a 1 GiB filter saved in 16 MiB pieces took 7.4 s to load, in 4 MiB
+/// pieces 5.2 s.
+pub const CHUNK_BYTES: usize = 4 << 20;
+
+/// Writes an array as consecutive string fields of at most [`CHUNK_BYTES`] (none when empty).
+pub fn write_pieces(w: &mut impl FieldWriter, bytes: &[u8]) {
+    for piece in bytes.chunks(CHUNK_BYTES) {
+        w.bytes(piece);
+    }
 }
 
 /// Fills `dst` from consecutive non-empty string fields (a bit array's pieces).
@@ -154,9 +173,13 @@ pub fn read_pieces(r: &mut impl FieldReader, mut dst: &mut [u8]) -> Result<(), D
 #[derive(Debug, Default, Clone, PartialEq)]
 pub enum Field {
     #[default]
+    /// No field (the default, never written).
     None,
+    /// An unsigned 64-bit field.
     Unsigned(u64),
+    /// A double field.
     Double(f64),
+    /// A byte-string field.
     Bytes(Vec<u8>),
 }
 

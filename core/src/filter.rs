@@ -9,7 +9,9 @@ use crate::window::sliding::Sliding;
 /// A Bloom filter of either kind.
 #[derive(Debug, Clone, PartialEq)]
 pub enum Filter {
+    /// A scaling chain of links (RedisBloom's filters).
     Chain(Chain),
+    /// A window filter, which forgets.
     Sliding(Sliding),
 }
 

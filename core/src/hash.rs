@@ -13,7 +13,9 @@ pub const FIXED_SEED: u64 = 0x7273_626c_6f6f_6d31;
 /// The two halves of an item's hash.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
 pub struct ItemHash {
+    /// The first probe's hash.
     pub h1: u64,
+    /// The step between probes.
     pub h2: u64,
 }
 

@@ -1,15 +1,27 @@
-//! The Bloom filter core: sizing, hashing, bit storage, links, the scalable chain and its
-//! serialised forms. Nothing in here knows about Redis, so it is unit-tested and benchmarked on
-//! its own.
+//! rsbloom's filters without Redis: the core crate knows nothing of the server, so it is
+//! unit-tested, fuzzed and benchmarked on its own, and the module crate is a thin layer on top.
 //!
-//! - [`spec`]: what a new filter is asked to be ([`FilterSpec`], [`Growth`]).
-//! - [`sizing`], [`hash`], [`link`], [`chain`]: RedisBloom's scaling filter.
-//! - [`sliding`]: window filters, which forget (`SLIDING`, `WINDOW`).
-//! - [`filter`]: the value of a key, either kind ([`Filter`]).
-//! - [`cuckoo`]: cuckoo filters (`CF.*`), which delete: RedisBloom's layout and algorithms.
-//! - [`decode`]: the one decoder skeleton every serialised form builds through.
-//! - [`rdb`]: rsbloom's RDB format; [`redisbloom_rdb`]: RedisBloom's RDB encodings (migration);
-//!   [`scandump`]: the BF.SCANDUMP / BF.LOADCHUNK stream (also the AOF rewrite).
+//! One folder per filter kind, each with its model, its builder (the invariants a loaded value
+//! must hold), its serialised forms and its command arguments:
+//!
+//! - [`bloom`]: RedisBloom's scalable Bloom filter, a chain of links ([`Chain`]), and
+//!   RedisBloom's RDB encodings (migration).
+//! - [`window`]: window filters, which forget (`SLIDING`, `WINDOW seconds`: [`Sliding`]).
+//! - [`cuckoo`]: cuckoo filters (`CF.*`), which delete: RedisBloom's layout and algorithms
+//!   ([`Cuckoo`]).
+//!
+//! The shared part: [`spec`] (what a new filter is asked to be), [`outcome`] (what an add
+//! answers), [`filter`] (the value of a Bloom key: a chain or a window filter), [`hash`],
+//! [`sizing`], [`hints`], [`lookahead`] (the one batch look-ahead), [`codec`] (the typed-field
+//! skeleton every decoder reads through), [`rdb`] and [`scandump`] (the Bloom key's RDB value
+//! and SCANDUMP stream, dispatching to the kinds), [`args`] (strict number parsing, module
+//! arguments) and [`errors`] (every reply text, and the mapping of each domain error to one).
+//! `ARCHITECTURE.md` at the repository's root says where a new piece goes.
+
+#![warn(missing_docs)]
+
+#[cfg(target_endian = "big")]
+compile_error!("rsbloom stores bit arrays as little-endian words and needs a little-endian target");
 
 pub mod args;
 pub mod bloom;

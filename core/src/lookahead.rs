@@ -43,3 +43,36 @@ impl<'a, I: Iterator<Item = &'a [u8]>, H: Copy + Default, const DEPTH: usize>
         Some(h)
     }
 }
+
+/// Passes each item's answer to `answer`, in order: `lookup` of its hash, prepared by
+/// `prepare` `DEPTH` items before (the read-only batches: MEXISTS, and MADD's look-ups).
+pub fn answer_ahead<'a, S, H: Copy + Default, A, const DEPTH: usize>(
+    state: &S,
+    items: impl Iterator<Item = &'a [u8]>,
+    prepare: impl Fn(&S, &'a [u8]) -> H,
+    lookup: impl Fn(&S, H) -> A,
+    mut answer: impl FnMut(A),
+) {
+    let mut ahead = Lookahead::<_, H, DEPTH>::new(items);
+    while let Some(h) = ahead.next(|item| prepare(state, item)) {
+        answer(lookup(state, h));
+    }
+}
+
+/// Runs `step` on each item's prepared hash, in order, each item prepared (hashed, its lines
+/// requested) by `prepare` `DEPTH` items before its step; stops early when `step` returns
+/// false. `state` is the filter both work on: `step` may change it between items (a grown
+/// link, a new sub-filter), and `prepare` sees it as it is then.
+pub fn each_ahead<'a, S, H: Copy + Default, const DEPTH: usize>(
+    state: &mut S,
+    items: impl Iterator<Item = &'a [u8]>,
+    prepare: impl Fn(&S, &'a [u8]) -> H,
+    mut step: impl FnMut(&mut S, H) -> bool,
+) {
+    let mut ahead = Lookahead::<_, H, DEPTH>::new(items);
+    while let Some(h) = ahead.next(|item| prepare(state, item)) {
+        if !step(state, h) {
+            break;
+        }
+    }
+}

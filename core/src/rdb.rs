@@ -15,7 +15,7 @@
 //!   unsigned  hashes
 //!   unsigned  bits           multiple of 64
 //!   unsigned  items          items in this link
-//!   string*   the bit array, little-endian words, in pieces of at most CHUNK_BYTES
+//!   string*   the bit array, little-endian words, in pieces of at most `codec::CHUNK_BYTES`
 //! ```
 //!
 //! A window filter ([`crate::Sliding`]) sets flag bit 1 (`WINDOW`), which older builds refuse
@@ -44,12 +44,6 @@ use crate::{bloom, window};
 /// RDB encoding version of rsbloom's format. RedisBloom writes 4 and refuses anything above,
 /// so it cannot misread an rsbloom RDB.
 pub const ENCODING_VERSION: i32 = 100;
-
-/// Largest piece of a bit array stored as one string. Below jemalloc's 8 MiB "oversize"
-/// threshold, so the buffer Redis allocates per piece (LZF output on save, the read buffer on
-/// load) is recycled, warm in cache, instead of being mapped, zeroed by the kernel and unmapped
-/// each time: a 1 GiB filter saved in 16 MiB pieces took 7.4 s to load, in 4 MiB pieces 5.2 s.
-pub const CHUNK_BYTES: usize = 4 << 20;
 
 pub(crate) const FLAG_NONSCALING: u64 = 1;
 pub(crate) const FLAG_WINDOW: u64 = 2;

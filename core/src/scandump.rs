@@ -12,7 +12,7 @@
 //!
 //! rsbloom's own header sets [`OPT_RSBLOOM`] in `options` and appends a trailer after those
 //! `20 + 53n` bytes: `u64 seed`, then one `u8` layout tag per link. A header without that bit is
-//! RedisBloom's: its links keep RedisBloom's hashing ([`Layout::RedisBloom`]).
+//! RedisBloom's: its links keep RedisBloom's hashing ([`Layout::RedisBloom`](crate::Layout::RedisBloom)).
 //!
 //! A window filter's header (the window dialect) sets [`OPT_WINDOW`] too, with its slice count
 //! where the link count goes, and its own fields after those 20 bytes, all little-endian:
@@ -72,6 +72,24 @@ pub enum DumpError {
         /// The per-filter limit.
         limit: u64,
     },
+}
+
+impl From<DecodeError> for DumpError {
+    fn from(e: DecodeError) -> Self {
+        DumpError::BadData(Some(e))
+    }
+}
+
+/// Refuses a header that describes more storage than the per-filter limit, before anything is
+/// allocated, so a header cannot make the server allocate past the limit even briefly.
+pub(crate) fn check_limit(needed: u64, max_bytes: u64) -> Result<(), DumpError> {
+    if needed > max_bytes {
+        return Err(DumpError::TooLarge {
+            needed,
+            limit: max_bytes,
+        });
+    }
+    Ok(())
 }
 
 /// One step of SCANDUMP (either kind).

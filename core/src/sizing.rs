@@ -123,6 +123,20 @@ pub fn redisbloom(capacity: u64, error: f64) -> Option<Geometry> {
     })
 }
 
+/// A bit array's words as bytes, as every serialised form stores them: little-endian words.
+pub fn words_as_bytes(words: &[u64]) -> &[u8] {
+    // SAFETY: u64 has no padding and any byte pattern is a valid u8; the slice covers exactly
+    // the words' memory. The layout is little-endian, checked at compile time in lib.rs.
+    unsafe { std::slice::from_raw_parts(words.as_ptr().cast::<u8>(), size_of_val(words)) }
+}
+
+/// Mutable byte view of a bit array (see [`words_as_bytes`]).
+pub fn words_as_bytes_mut(words: &mut [u64]) -> &mut [u8] {
+    // SAFETY: as in `words_as_bytes`; every byte pattern is also a valid u64, so writes through
+    // the byte view cannot create an invalid value.
+    unsafe { std::slice::from_raw_parts_mut(words.as_mut_ptr().cast::<u8>(), size_of_val(words)) }
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;

@@ -45,7 +45,10 @@ pub enum Window {
     /// rsbloom's `SLIDING`: the newest `capacity` items added.
     Count,
     /// rsbloom's `WINDOW seconds`: the items added in the last `seconds`.
-    Time { seconds: u64 },
+    Time {
+        /// The window's length, in whole seconds.
+        seconds: u64,
+    },
 }
 
 impl Window {
@@ -63,6 +66,7 @@ pub struct FilterSpec {
     pub capacity: u64,
     /// How the filter grows; a `Count` window never does (it is always `Fixed` there).
     pub growth: Growth,
+    /// What the filter remembers.
     pub window: Window,
 }
 
@@ -84,8 +88,11 @@ pub struct CuckooSpec {
 impl CuckooSpec {
     /// RedisBloom's capacity for a filter an add creates (fixed: INITIAL_SIZE does not apply).
     pub const DEFAULT_CAPACITY: u64 = 1024;
+    /// RedisBloom's default slots per bucket.
     pub const DEFAULT_BUCKET_SIZE: u8 = 2;
+    /// RedisBloom's default kicks before growing.
     pub const DEFAULT_MAX_ITERATIONS: u16 = 20;
+    /// RedisBloom's default expansion.
     pub const DEFAULT_EXPANSION: u16 = 1;
 
     /// The filter an add to a missing key creates: RedisBloom's defaults, with `capacity`

@@ -5,6 +5,7 @@
 
 use libfuzzer_sys::fuzz_target;
 use rsbloom_core::args::{self, IntegerArg, Refusal};
+use rsbloom_core::bloom::args as bloom_args;
 use rsbloom_core::{FilterSpec, Growth, Window};
 
 /// The module's integer load arguments, with ranges like the config table's.
@@ -96,14 +97,14 @@ fn check_spec(spec: &FilterSpec) {
     assert_ne!(spec.growth, Growth::Scaling(0));
 }
 
-/// The replicated form of a spec ([`args::reserve_words`]) parses back to the same spec and
+/// The replicated form of a spec ([`bloom_args::reserve_words`]) parses back to the same spec and
 /// seed under any default expansion.
 fn check_replicated(spec: &FilterSpec, seed: u64) {
     let mut words = vec!["BF.RESERVE".to_string(), "key".to_string()];
-    words.extend(args::reserve_words(spec, seed));
+    words.extend(bloom_args::reserve_words(spec, seed));
     let replicated: Vec<&[u8]> = words.iter().map(|w| w.as_bytes()).collect();
     for default in [0, 2, 5] {
-        let again = args::reserve(&replicated, default)
+        let again = bloom_args::reserve(&replicated, default)
             .unwrap_or_else(|e| panic!("replicated form {words:?} refused: {e:?}"));
         assert_eq!((again.spec, again.seed), (*spec, Some(seed)), "{words:?}");
     }
@@ -111,7 +112,7 @@ fn check_replicated(spec: &FilterSpec, seed: u64) {
 
 /// An accepted BF.RESERVE describes a valid filter whose replicated form builds the same one.
 fn check_reserve(argv: &[&[u8]], default_expansion: u32) {
-    match args::reserve(argv, default_expansion) {
+    match bloom_args::reserve(argv, default_expansion) {
         Ok(r) => {
             check_spec(&r.spec);
             check_replicated(&r.spec, r.seed.unwrap_or(7));
@@ -134,7 +135,7 @@ fn check_insert(argv: &[&[u8]]) {
         growth: Growth::Scaling(2),
         window: Window::Unbounded,
     };
-    match args::insert(argv, defaults) {
+    match bloom_args::insert(argv, defaults) {
         Ok(i) => {
             assert!(i.first_item >= 3 && i.first_item < argv.len());
             assert_eq!(argv[i.first_item - 1][0].to_ascii_lowercase(), b'i');

@@ -7,7 +7,8 @@
 #![no_main]
 
 use libfuzzer_sys::fuzz_target;
-use rsbloom_core::args::{self, Refusal};
+use rsbloom_core::args::Refusal;
+use rsbloom_core::cuckoo::args as cuckoo_args;
 use rsbloom_core::codec::FieldSlice;
 use rsbloom_core::cuckoo::{rdb as cuckoo_rdb, scandump as cuckoo_scandump};
 use rsbloom_core::{Cuckoo, CuckooError};
@@ -102,7 +103,7 @@ fn arguments(input: &[u8]) {
     let argv: Vec<&[u8]> = input.split(|&b| b == b'\n').collect();
     let mut reserve = vec![&b"CF.RESERVE"[..], b"key"];
     reserve.extend(&argv);
-    match args::cuckoo_reserve(&reserve) {
+    match cuckoo_args::reserve(&reserve) {
         Ok(r) => {
             let s = r.spec;
             assert!((1..=255).contains(&s.bucket_size));
@@ -111,10 +112,10 @@ fn arguments(input: &[u8]) {
             assert!(s.capacity >= 2 * u64::from(s.bucket_size));
             // The replicated form parses back to the same spec and seed.
             let seed = r.seed.unwrap_or(7);
-            let words = args::cuckoo_reserve_words(&s, seed);
+            let words = cuckoo_args::reserve_words(&s, seed);
             let mut again: Vec<&[u8]> = vec![b"CF.RESERVE", b"key"];
             again.extend(words.iter().map(|w| w.as_bytes()));
-            let back = args::cuckoo_reserve(&again).expect("the replicated form parses");
+            let back = cuckoo_args::reserve(&again).expect("the replicated form parses");
             assert_eq!((back.spec, back.seed), (s, Some(seed)));
         }
         Err(Refusal::Arity) => {
@@ -124,7 +125,7 @@ fn arguments(input: &[u8]) {
     }
     let mut insert = vec![&b"CF.INSERT"[..], b"key"];
     insert.extend(&argv);
-    if let Ok(i) = args::cuckoo_insert(&insert) {
+    if let Ok(i) = cuckoo_args::insert(&insert) {
         assert!(i.first_item >= 3 && i.first_item < insert.len());
         if let Some(spec) = i.create {
             assert!(spec.capacity >= 4);

@@ -5,13 +5,12 @@
 //! does not hold. Under Redis that costs address space only: jemalloc maps big blocks with
 //! MAP_NORESERVE when the kernel overcommits (Linux's default, and what Redis asks for), the
 //! pages are never touched, and the block is freed when the read of the missing bits fails.
-//! ASan and glibc cannot reserve that lazily and abort instead, so the `rdb` target routes the
-//! module's zeroed allocations (through the module allocator's `RedisModule_Calloc` hook)
-//! here: big ones land in one region reserved at start-up with MAP_NORESERVE, the rest go to
-//! the C allocator (ASan's). Bit arrays are never reallocated, so `RedisModule_Realloc` stays
-//! unset.
+//! ASan and glibc cannot reserve that lazily and abort instead, so the fuzz targets' global
+//! allocator ([`LazyAlloc`]) serves big zeroed blocks from one region reserved at start-up
+//! with MAP_NORESERVE ([`install`]); everything else goes to the system allocator (ASan's).
+//! Bit arrays are never reallocated, so only zeroed allocations and their frees are routed.
 
-use std::ffi::c_void;
+use std::alloc::{GlobalAlloc, Layout, System};
 use std::sync::atomic::{AtomicBool, AtomicUsize, Ordering};
 
 use rsbloom_core::sizing::MAX_LINK_BITS;
@@ -21,11 +20,14 @@ use rsbloom_core::sizing::MAX_LINK_BITS;
 const LAZY_FROM: usize = 64 << 20;
 /// Room for the largest link the decoders accept.
 const REGION_BYTES: usize = (MAX_LINK_BITS / 8) as usize + 4096;
+/// The region is page-aligned: no block the decoders allocate asks for more.
+const REGION_ALIGN: usize = 4096;
 
 static REGION: AtomicUsize = AtomicUsize::new(0);
 static IN_USE: AtomicBool = AtomicBool::new(false);
 
-/// Reserves the region and installs the hooks. Call once, before the decoders run.
+/// Reserves the region. Call once, before the decoders run; until then big zeroed blocks go to
+/// the system allocator like the rest.
 pub fn install() {
     // SAFETY: an anonymous private mapping at an address of the kernel's choice; nothing else
     // refers to that range.
@@ -41,39 +43,48 @@ pub fn install() {
     };
     assert_ne!(region, libc::MAP_FAILED, "reserve the lazy region");
     REGION.store(region as usize, Ordering::SeqCst);
-    // SAFETY: single-threaded start-up, before any decoder runs. Until now the module allocator
-    // used the C allocator for everything, and `lazy_free` hands every block that is not the
-    // region back to it, so blocks allocated before and freed after this switch stay valid.
-    unsafe {
-        redis_module::raw::RedisModule_Calloc = Some(lazy_calloc);
-        redis_module::raw::RedisModule_Free = Some(lazy_free);
-    }
 }
 
-unsafe extern "C" fn lazy_calloc(count: usize, size: usize) -> *mut c_void {
-    let bytes = count.saturating_mul(size);
-    if bytes < LAZY_FROM {
-        // SAFETY: the C allocator's calloc, freed by `lazy_free` through `free`.
-        return unsafe { libc::calloc(count, size) };
-    }
-    // One lazy block at a time: a decoder frees a link whose bits are missing before it
-    // allocates the next one.
-    if bytes > REGION_BYTES || IN_USE.swap(true, Ordering::SeqCst) {
-        return std::ptr::null_mut();
-    }
-    REGION.load(Ordering::SeqCst) as *mut c_void
-}
+/// The fuzz targets' global allocator: the system's, but for big zeroed blocks once
+/// [`install`] has reserved the region.
+pub struct LazyAlloc;
 
-unsafe extern "C" fn lazy_free(ptr: *mut c_void) {
-    let region = REGION.load(Ordering::SeqCst);
-    if ptr as usize == region && region != 0 {
-        // SAFETY: the region is ours; dropping its pages makes it read as zeros again, as a
-        // fresh calloc must.
-        unsafe { libc::madvise(ptr, REGION_BYTES, libc::MADV_DONTNEED) };
-        IN_USE.store(false, Ordering::SeqCst);
-    } else {
-        // SAFETY: every other block came from the C allocator (directly or through
-        // `lazy_calloc`).
-        unsafe { libc::free(ptr) };
+// SAFETY: every block comes from the system allocator with the caller's layout, except the
+// region, which is handed out to one owner at a time (IN_USE), is page-aligned and at least as
+// large as any block it serves, and is only taken back by `dealloc` of that same pointer.
+unsafe impl GlobalAlloc for LazyAlloc {
+    unsafe fn alloc(&self, layout: Layout) -> *mut u8 {
+        // SAFETY: the caller's contract, passed on.
+        unsafe { System.alloc(layout) }
+    }
+
+    unsafe fn alloc_zeroed(&self, layout: Layout) -> *mut u8 {
+        let region = REGION.load(Ordering::SeqCst);
+        if region == 0 || layout.size() < LAZY_FROM {
+            // SAFETY: the caller's contract, passed on.
+            return unsafe { System.alloc_zeroed(layout) };
+        }
+        // One lazy block at a time: a decoder frees a link whose bits are missing before it
+        // allocates the next one.
+        if layout.size() > REGION_BYTES
+            || layout.align() > REGION_ALIGN
+            || IN_USE.swap(true, Ordering::SeqCst)
+        {
+            return std::ptr::null_mut();
+        }
+        region as *mut u8
+    }
+
+    unsafe fn dealloc(&self, ptr: *mut u8, layout: Layout) {
+        let region = REGION.load(Ordering::SeqCst);
+        if region != 0 && ptr as usize == region {
+            // SAFETY: the region is ours; dropping its pages makes it read as zeros again, as
+            // a fresh zeroed block must.
+            unsafe { libc::madvise(ptr.cast(), REGION_BYTES, libc::MADV_DONTNEED) };
+            IN_USE.store(false, Ordering::SeqCst);
+        } else {
+            // SAFETY: every other block came from the system allocator with this layout.
+            unsafe { System.dealloc(ptr, layout) };
+        }
     }
 }

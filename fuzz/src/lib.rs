@@ -3,6 +3,11 @@
 
 pub mod lazy_alloc;
 
+/// Every target allocates through [`lazy_alloc::LazyAlloc`]: the system allocator (ASan's),
+/// with big zeroed blocks mapped lazily once a target reserves the region.
+#[global_allocator]
+static ALLOCATOR: lazy_alloc::LazyAlloc = lazy_alloc::LazyAlloc;
+
 use rsbloom_core::codec::{Field, FieldSlice};
 use rsbloom_core::scandump::{self, Scan};
 use rsbloom_core::sizing::{MAX_HASHES, MAX_LINK_BITS};

@@ -12,8 +12,10 @@ use std::ffi::CStr;
 use std::io::Read;
 
 use crate::datatype::Stored;
-use crate::redis::{Args, Ctx, Key, Word};
+use crate::redis::{Args, Ctx, Key, KeyContent, Word};
 use rsbloom_core::args::Refusal;
+use rsbloom_core::errors;
+use rsbloom_core::scandump::Scan;
 
 /// A seed from the operating system's random source.
 pub fn random_seed() -> u64 {
@@ -51,5 +53,71 @@ pub fn refuse(ctx: &Ctx, refusal: Refusal) {
     match refusal {
         Refusal::Arity => ctx.reply_wrong_arity(),
         Refusal::Reply(text) => ctx.reply_error(text),
+    }
+}
+
+/// A `*.RESERVE` whose arguments parsed: `ERR item exists` when the key holds a filter of this
+/// kind, WRONGTYPE for another type; otherwise `create` builds the filter in the empty key (or
+/// returns the error text to reply), and the reply is OK with the keyspace event `event`.
+pub fn reserve<T: Stored>(
+    ctx: &Ctx,
+    a: &Args,
+    event: &CStr,
+    create: impl FnOnce(&mut Key) -> Result<(), String>,
+) {
+    let mut key = ctx.open_key(a, 1, true);
+    match key.content::<T>() {
+        KeyContent::Value(_) => return ctx.reply_error(errors::ITEM_EXISTS),
+        KeyContent::Other => return ctx.reply_error(errors::WRONG_TYPE),
+        KeyContent::Empty => {}
+    }
+    match create(&mut key) {
+        Err(text) => ctx.reply_error(&text),
+        Ok(()) => {
+            ctx.reply_ok();
+            ctx.notify(event, a, 1);
+        }
+    }
+}
+
+/// Hands the filter at `a[1]` to `reply`, for the commands that need an existing one; a
+/// missing key (`ERR not found`) or another type (WRONGTYPE) gets its error reply instead.
+pub fn with_value<T: Stored>(ctx: &Ctx, a: &Args, write: bool, reply: impl FnOnce(&mut T)) {
+    let mut key = ctx.open_key(a, 1, write);
+    match key.value::<T>() {
+        Ok(value) => reply(value),
+        Err(text) => ctx.reply_error(text),
+    }
+}
+
+/// Hands the filter at `a[1]` to a reader, `None` for a missing key; another type gets
+/// WRONGTYPE, as from every Redis command (RedisBloom reads it as empty).
+pub fn with_optional<T: Stored>(ctx: &Ctx, a: &Args, reply: impl FnOnce(Option<&mut T>)) {
+    let mut key = ctx.open_key(a, 1, false);
+    match key.content::<T>() {
+        KeyContent::Empty => reply(None),
+        KeyContent::Value(value) => reply(Some(value)),
+        KeyContent::Other => ctx.reply_error(errors::WRONG_TYPE),
+    }
+}
+
+/// One SCANDUMP step's reply, `[iterator, data]`, for either kind; `end` replies the data of
+/// the last step (`[0, end]`: RedisBloom's is an empty string for a Bloom filter, a null for a
+/// cuckoo filter).
+pub fn reply_scan(ctx: &Ctx, scan: Scan, end: fn(&Ctx)) {
+    ctx.reply_array(2);
+    match scan {
+        Scan::Header(header) => {
+            ctx.reply_integer(1);
+            ctx.reply_bulk(&header);
+        }
+        Scan::Chunk { next, data } => {
+            ctx.reply_integer(next);
+            ctx.reply_bulk(data);
+        }
+        Scan::End => {
+            ctx.reply_integer(0);
+            end(ctx);
+        }
     }
 }

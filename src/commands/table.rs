@@ -1,5 +1,5 @@
 //! The command table: every command's name, handler, flags, arity, key spec and docs, and their
-//! registration. A new command is one line in [`command_table!`]'s invocation below plus its
+//! registration. A new command is one line in `command_table!`'s invocation below plus its
 //! handler in the file of its family.
 
 use std::ffi::{c_int, CStr, CString};

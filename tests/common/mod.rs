@@ -838,6 +838,34 @@ pub mod texts {
     /// rsbloom's own.
     pub const BAD_SEED: &str = "ERR SEED needs an unsigned 64-bit integer";
     pub const WRONGTYPE: &str = "WRONGTYPE Operation against a key holding the wrong kind of value";
+    /// Redis's own RESTORE text for a payload its module type refused.
+    pub const RESTORE_BAD_DATA: &str = "ERR Bad data format";
+
+    /// The CF.* texts, RedisBloom 2.8.2's (most without `ERR`, some with a full stop).
+    pub mod cf {
+        pub const BAD_CAPACITY: &str = "Bad capacity";
+        pub const CAPACITY_RANGE: &str = "Capacity must be at least (BucketSize * 2)";
+        pub const PARSE_MAX_ITERATIONS: &str = "Couldn't parse MAXITERATIONS";
+        pub const PARSE_BUCKET_SIZE: &str = "Couldn't parse BUCKETSIZE";
+        pub const PARSE_EXPANSION: &str = "Couldn't parse EXPANSION";
+        pub const MAX_ITERATIONS_RANGE: &str =
+            "MAXITERATIONS: value must be an integer between 1 and 65535, inclusive.";
+        pub const BUCKET_SIZE_RANGE: &str =
+            "BUCKETSIZE: value must be an integer between 1 and 255, inclusive.";
+        pub const EXPANSION_RANGE: &str =
+            "EXPANSION: value must be an integer between 0 and 32768, inclusive.";
+        pub const INSUFFICIENT_MEMORY_CREATE: &str = "ERR Insufficient memory to create filter";
+        pub const FULL: &str = "Filter is full";
+        pub const MAX_EXPANSIONS: &str = "Maximum expansions reached";
+        pub const DEL_NOT_FOUND: &str = "Not found";
+        pub const COMPACT_NOT_FOUND: &str = "Cuckoo filter was not found";
+        pub const INVALID_POSITION: &str = "Invalid position";
+        pub const INVALID_HEADER: &str = "Invalid header";
+        pub const CANNOT_CREATE: &str = "Couldn't create filter!";
+        pub const CANNOT_LOAD_CHUNK: &str = "Couldn't load chunk!";
+        /// rsbloom's own: CF.RESERVE refuses what RedisBloom silently ignores.
+        pub const UNKNOWN_RESERVE_ARGUMENT: &str = "ERR unknown argument for CF.RESERVE";
+    }
 }
 
 // ---------------------------------------------------------------------------------------------

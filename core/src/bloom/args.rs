@@ -8,6 +8,7 @@ use crate::window::args::{parse_at, WindowOptions};
 /// What `BF.RESERVE` asks for.
 #[derive(Debug, Clone, Copy, PartialEq)]
 pub struct Reserve {
+    /// The filter to create.
     pub spec: FilterSpec,
     /// rsbloom's `SEED`: the filter's hash seed instead of a random one.
     pub seed: Option<u64>,

@@ -13,18 +13,26 @@ pub struct ChainHeader {
     pub items: u64,
     /// How many links follow.
     pub links: u64,
+    /// The stored expansion.
     pub expansion: u64,
+    /// Whether the chain never grows (NONSCALING).
     pub nonscaling: bool,
+    /// The chain's hash seed (native links).
     pub seed: u64,
 }
 
 /// One link as a serialised form describes it, before its bits are read.
 #[derive(Debug, Clone, Copy)]
 pub struct LinkHeader {
+    /// How the link hashes.
     pub layout: Layout,
+    /// Items the link was sized for.
     pub capacity: u64,
+    /// The error rate the link was sized for.
     pub error: f64,
+    /// Bits each item sets.
     pub hashes: u64,
+    /// The bit array's length.
     pub bits: u64,
     /// Items in this link (RedisBloom's RDB stores it after the bits: set it on the link then).
     pub items: u64,

@@ -4,7 +4,7 @@
 
 use crate::bloom::link::{Layout, Link};
 use crate::hash::ItemHash;
-use crate::lookahead::Lookahead;
+use crate::lookahead::{answer_ahead, each_ahead};
 use crate::outcome::{AddOutcome, FilterError};
 use crate::sizing::{self, Geometry};
 use crate::spec::{FilterSpec, Growth};
@@ -133,7 +133,7 @@ impl Chain {
     }
 
     /// How far the first link's expected rate when full lies above its share of the budget
-    /// (0 when it does not). See [`first_link_geometry`].
+    /// (0 when it does not). See `first_link_geometry`.
     pub fn first_link_excess(&self) -> f64 {
         let first = &self.links[0];
         let rate = sizing::classic_fpr(first.bit_count(), first.hashes, first.capacity);
@@ -213,12 +213,10 @@ impl Chain {
     pub fn contains_many<'a>(
         &self,
         items: impl Iterator<Item = &'a [u8]>,
-        mut answer: impl FnMut(bool),
+        answer: impl FnMut(bool),
     ) {
-        let mut ahead = Lookahead::<_, _, AHEAD>::new(items);
-        while let Some(h) = ahead.next(|item| self.hash_and_prefetch(item)) {
-            answer(self.contains_hashed(&h));
-        }
+        let lookup = |chain: &Self, h: ItemHashes| chain.contains_hashed(&h);
+        answer_ahead::<_, _, _, AHEAD>(self, items, Self::hash_and_prefetch, lookup, answer);
     }
 
     /// Adds an item. `max_bytes` is the per-filter limit a new link must fit under.
@@ -259,12 +257,12 @@ impl Chain {
         max_bytes: u64,
         mut outcome: impl FnMut(Result<AddOutcome, FilterError>) -> bool,
     ) {
-        let mut ahead = Lookahead::<_, _, AHEAD>::new(items);
-        while let Some(h) = ahead.next(|item| self.hash_and_prefetch(item)) {
-            if !outcome(self.add_hashed(&h, max_bytes)) {
-                break;
-            }
-        }
+        each_ahead::<_, _, AHEAD>(
+            self,
+            items,
+            |chain, item| chain.hash_and_prefetch(item),
+            |chain, h| outcome(chain.add_hashed(&h, max_bytes)),
+        );
     }
 
     /// Appends a link with `capacity * expansion` and half the error rate, or refuses when

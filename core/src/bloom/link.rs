@@ -4,7 +4,7 @@ use bitvec::prelude::{BitBox, BitVec, Lsb0};
 
 use crate::hash::{reduce, ItemHash};
 use crate::hints;
-use crate::sizing::Geometry;
+use crate::sizing::{words_as_bytes, words_as_bytes_mut, Geometry};
 
 /// How a link maps an item onto bits. Stored per link in every serialised form, so a chain can
 /// hold links of different layouts (a filter migrated from RedisBloom keeps its old links and
@@ -49,11 +49,13 @@ impl Layout {
 /// One fixed-size Bloom filter.
 #[derive(Debug, Clone, PartialEq)]
 pub struct Link {
+    /// How this link hashes: rsbloom's native hashing or RedisBloom's.
     pub layout: Layout,
     /// Items this link is sized for.
     pub capacity: u64,
     /// The error rate this link was sized for.
     pub error: f64,
+    /// Bits each item sets (`k`).
     pub hashes: u32,
     /// Items added to this link (adds that set at least one new bit).
     pub items: u64,
@@ -154,18 +156,4 @@ impl Link {
     pub fn bytes_mut(&mut self) -> &mut [u8] {
         words_as_bytes_mut(self.words_mut())
     }
-}
-
-/// A bit array's words as bytes, as every serialised form stores them: little-endian words.
-pub fn words_as_bytes(words: &[u64]) -> &[u8] {
-    // SAFETY: u64 has no padding and any byte pattern is a valid u8; the slice covers exactly
-    // the words' memory. The layout is little-endian, checked at compile time in lib.rs.
-    unsafe { std::slice::from_raw_parts(words.as_ptr().cast::<u8>(), size_of_val(words)) }
-}
-
-/// Mutable byte view of a bit array (see [`words_as_bytes`]).
-pub fn words_as_bytes_mut(words: &mut [u64]) -> &mut [u8] {
-    // SAFETY: as in `words_as_bytes`; every byte pattern is also a valid u64, so writes through
-    // the byte view cannot create an invalid value.
-    unsafe { std::slice::from_raw_parts_mut(words.as_mut_ptr().cast::<u8>(), size_of_val(words)) }
 }

@@ -3,8 +3,8 @@
 use crate::bloom::builder::{ChainBuilder, ChainHeader, LinkHeader};
 use crate::bloom::chain::Chain;
 use crate::bloom::link::Layout;
-use crate::codec::{read_pieces, DecodeError, FieldReader, FieldWriter};
-use crate::rdb::{CHUNK_BYTES, FLAG_NONSCALING};
+use crate::codec::{read_pieces, write_pieces, DecodeError, FieldReader, FieldWriter};
+use crate::rdb::FLAG_NONSCALING;
 
 /// Writes a chain: its items, flags, then its links.
 pub fn encode(chain: &Chain, w: &mut impl FieldWriter) {
@@ -24,9 +24,7 @@ pub fn encode(chain: &Chain, w: &mut impl FieldWriter) {
         w.unsigned(u64::from(link.hashes));
         w.unsigned(link.bit_count());
         w.unsigned(link.items);
-        for piece in link.bytes().chunks(CHUNK_BYTES) {
-            w.bytes(piece);
-        }
+        write_pieces(w, link.bytes());
     }
 }
 

@@ -2,7 +2,7 @@
 //! by RedisBloom loads into rsbloom unchanged (drop-in migration). The links keep RedisBloom's
 //! hashing ([`Layout::RedisBloom`], or [`Layout::RedisBloom32`] for filters without FORCE64);
 //! links grown later are native ones. rsbloom always saves its own encoding
-//! ([`crate::codec::ENCODING_VERSION`]).
+//! ([`crate::rdb::ENCODING_VERSION`]).
 //!
 //! ```text
 //! unsigned  chain size (items)

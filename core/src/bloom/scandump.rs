@@ -5,8 +5,8 @@ use crate::bloom::chain::Chain;
 use crate::bloom::link::Layout;
 use crate::codec::DecodeError;
 use crate::scandump::{
-    DumpError, Fields, COMMON_HEADER, OPT_FORCE64, OPT_NONSCALING, OPT_NOROUND, OPT_RSBLOOM,
-    REDISBLOOM_OPTIONS,
+    check_limit, DumpError, Fields, COMMON_HEADER, OPT_FORCE64, OPT_NONSCALING, OPT_NOROUND,
+    OPT_RSBLOOM, REDISBLOOM_OPTIONS,
 };
 use crate::sizing::REDISBLOOM_LN2;
 
@@ -51,10 +51,9 @@ pub(crate) fn from_header(
     foreign_seed: u64,
     max_bytes: u64,
 ) -> Result<Chain, DumpError> {
-    let bad = |e: DecodeError| DumpError::BadData(Some(e));
     let ours = options & OPT_RSBLOOM != 0;
     if options & !(REDISBLOOM_OPTIONS | OPT_RSBLOOM) != 0 || (ours && options & OPT_FORCE64 == 0) {
-        return Err(bad(DecodeError::UnknownFlags));
+        return Err(DumpError::from(DecodeError::UnknownFlags));
     }
     // RedisBloom's links keep its hashing: 64-bit, or the legacy 32-bit one without FORCE64.
     let foreign_layout = if options & OPT_FORCE64 != 0 {
@@ -65,7 +64,7 @@ pub(crate) fn from_header(
     let n = nlinks as usize;
     let body = LINK_HEADER * n;
     if f.0.len() != if ours { body + 8 + n } else { body } {
-        return Err(bad(DecodeError::HeaderLength));
+        return Err(DumpError::from(DecodeError::HeaderLength));
     }
     let mut links = Vec::with_capacity(n);
     for _ in 0..n {
@@ -79,7 +78,7 @@ pub(crate) fn from_header(
                 let bpe = f.f64();
                 let hashes = u64::from(f.u32());
                 if !ours && !redisbloom_hashes_ok(bpe, hashes) {
-                    return Err(bad(DecodeError::BitsPerEntry));
+                    return Err(DumpError::from(DecodeError::BitsPerEntry));
                 }
                 hashes
             },
@@ -89,19 +88,19 @@ pub(crate) fn from_header(
         // 2^n2 that is `% bits`, which every RedisBloom version wrote; nothing else is taken.
         let n2 = f.u8();
         if n2 != 0 && (n2 > 63 || header.bits != 1u64 << n2) {
-            return Err(bad(DecodeError::PowerOfTwo));
+            return Err(DumpError::from(DecodeError::PowerOfTwo));
         }
-        header.check().map_err(bad)?;
+        header.check()?;
         if bytes.checked_mul(8) != Some(header.bits) {
-            return Err(bad(DecodeError::BitCount));
+            return Err(DumpError::from(DecodeError::BitCount));
         }
         links.push(header);
     }
     let seed = if ours {
         let seed = f.u64();
         for link in &mut links {
-            link.layout =
-                Layout::from_tag(u64::from(f.u8())).ok_or(bad(DecodeError::UnknownLayout))?;
+            link.layout = Layout::from_tag(u64::from(f.u8()))
+                .ok_or(DumpError::from(DecodeError::UnknownLayout))?;
         }
         seed
     } else {
@@ -112,24 +111,18 @@ pub(crate) fn from_header(
     let needed = links
         .iter()
         .fold(0u64, |sum, l| sum.saturating_add(l.bytes()));
-    if needed > max_bytes {
-        return Err(DumpError::TooLarge {
-            needed,
-            limit: max_bytes,
-        });
-    }
+    check_limit(needed, max_bytes)?;
     let mut chain = ChainBuilder::new(ChainHeader {
         items,
         links: u64::from(nlinks),
         expansion: u64::from(expansion),
         nonscaling: options & OPT_NONSCALING != 0,
         seed,
-    })
-    .map_err(bad)?;
+    })?;
     for header in links {
-        chain.link(header).map_err(bad)?;
+        chain.link(header)?;
     }
-    chain.finish().map_err(bad)
+    chain.finish().map_err(DumpError::from)
 }
 
 /// RedisBloom's integrity rule `hashes == ceil(LN2 * bpe)`, with the float compared before any

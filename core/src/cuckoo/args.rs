@@ -8,6 +8,7 @@ use crate::spec::CuckooSpec;
 /// What `CF.RESERVE` asks for.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub struct Reserve {
+    /// The filter to create.
     pub spec: CuckooSpec,
     /// rsbloom's `SEED` (0: RedisBloom's hashing); random when absent.
     pub seed: Option<u64>,

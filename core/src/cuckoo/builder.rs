@@ -7,14 +7,21 @@ use crate::cuckoo::filter::{self, Cuckoo, MAX_BUCKETS, MAX_EXPANSION, MAX_FILTER
 /// A cuckoo filter as a serialised form describes it, before its sub-filters.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub struct CuckooHeader {
+    /// Items in the whole filter (RedisBloom's count, which may wrap).
     pub items: u64,
+    /// Deletes since creation (RedisBloom's count).
     pub deletes: u64,
     /// Buckets of the first sub-filter.
     pub buckets: u64,
+    /// How many sub-filters follow.
     pub filters: u64,
+    /// Slots per bucket.
     pub bucket_size: u64,
+    /// Kicks tried before growing.
     pub max_iterations: u64,
+    /// Growth factor of each new sub-filter's buckets.
     pub expansion: u64,
+    /// The hash seed (0: RedisBloom's hashing).
     pub seed: u64,
 }
 
@@ -68,7 +75,7 @@ impl CuckooBuilder {
     }
 
     /// Checks the next sub-filter's bucket count and allocates its zeroed slots, refusing a
-    /// filter larger than the machine's memory first (as [`ChainBuilder::link`] does). Returns
+    /// filter larger than the machine's memory first (as [`ChainBuilder::link`](crate::bloom::builder::ChainBuilder::link) does). Returns
     /// the slots for the decoder to fill.
     pub fn filter(&mut self, buckets: u64) -> Result<&mut [u8], DecodeError> {
         if self.filters.len() as u64 == self.header.filters {

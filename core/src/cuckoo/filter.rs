@@ -23,7 +23,7 @@ use xxhash_rust::xxh3::xxh3_64_with_seed;
 
 use crate::hash::murmur64a;
 use crate::hints::{advise_huge_pages, prefetch_byte};
-use crate::lookahead::Lookahead;
+use crate::lookahead::{answer_ahead, each_ahead};
 use crate::spec::CuckooSpec;
 
 /// The most sub-filters a filter holds (RedisBloom's count is 16 bits, and wraps past this).
@@ -53,7 +53,12 @@ pub enum CuckooError {
     /// Growing would pass the per-command sub-filter limit (CF_MAX_EXPANSIONS).
     MaxFilters,
     /// The filter would take more than the per-filter memory limit.
-    TooLarge { needed: u64, limit: u64 },
+    TooLarge {
+        /// Bytes the filter would need.
+        needed: u64,
+        /// The per-filter limit.
+        limit: u64,
+    },
     /// A sub-filter of 2^56 buckets or more, or more than [`MAX_FILTERS`] sub-filters
     /// (RedisBloom's `Insufficient memory`).
     Insufficient,
@@ -201,15 +206,19 @@ impl Cuckoo {
         }
     }
 
+    /// The hash seed (0: RedisBloom's public hashing).
     pub fn seed(&self) -> u64 {
         self.seed
     }
+    /// Slots per bucket.
     pub fn bucket_size(&self) -> u8 {
         self.bucket_size
     }
+    /// Kicks tried before the filter grows.
     pub fn max_iterations(&self) -> u16 {
         self.max_iterations
     }
+    /// Growth factor of each new sub-filter's buckets (0: never grows).
     pub fn expansion(&self) -> u16 {
         self.expansion
     }
@@ -217,6 +226,7 @@ impl Cuckoo {
     pub fn items(&self) -> u64 {
         self.items
     }
+    /// Deletes since creation, as RedisBloom counts them (CF.INFO).
     pub fn deletes(&self) -> u64 {
         self.deletes
     }
@@ -228,6 +238,7 @@ impl Cuckoo {
     pub fn filter_buckets(&self, k: usize) -> u64 {
         self.filters[k].mask + 1
     }
+    /// How many sub-filters the filter has.
     pub fn filter_count(&self) -> usize {
         self.filters.len()
     }
@@ -300,12 +311,9 @@ impl Cuckoo {
     pub fn contains_many<'a>(
         &self,
         items: impl Iterator<Item = &'a [u8]>,
-        mut answer: impl FnMut(bool),
+        answer: impl FnMut(bool),
     ) {
-        let mut ahead = Lookahead::<_, _, AHEAD>::new(items);
-        while let Some(hash) = ahead.next(|item| self.hash_and_prefetch(item)) {
-            answer(self.lookup(hash));
-        }
+        answer_ahead::<_, _, _, AHEAD>(self, items, Self::hash_and_prefetch, Self::lookup, answer);
     }
 
     /// Runs `f` on each item's hash in order, with the item hashed and its lines requested
@@ -316,10 +324,15 @@ impl Cuckoo {
         items: impl Iterator<Item = &'a [u8]>,
         mut f: impl FnMut(&mut Self, CuckooHash),
     ) {
-        let mut ahead = Lookahead::<_, _, AHEAD>::new(items);
-        while let Some(hash) = ahead.next(|item| self.hash_and_prefetch(item)) {
-            f(self, hash);
-        }
+        each_ahead::<_, _, AHEAD>(
+            self,
+            items,
+            |cf, item| cf.hash_and_prefetch(item),
+            |cf, hash| {
+                f(cf, hash);
+                true
+            },
+        );
     }
 
     /// An item's hash, its candidate buckets requested.

@@ -13,14 +13,13 @@
 //! buckets; their filters had bucket size 2, 20 iterations and expansion 1.
 //!
 //! rsbloom's encoding is encoding 4 with `U seed` after the expansion, and each slot array in
-//! pieces of at most [`CHUNK_BYTES`] (one piece below that, so a small filter's fields are
+//! pieces of at most [`CHUNK_BYTES`](crate::codec::CHUNK_BYTES) (one piece below that, so a small filter's fields are
 //! RedisBloom's byte for byte but for the seed). RedisBloom refuses the version (it reads up to
 //! 4), so it cannot misread an rsbloom RDB.
 
-use crate::codec::{read_pieces, DecodeError, FieldReader, FieldWriter};
+use crate::codec::{read_pieces, write_pieces, DecodeError, FieldReader, FieldWriter};
 use crate::cuckoo::builder::{CuckooBuilder, CuckooHeader};
 use crate::cuckoo::filter::Cuckoo;
-use crate::rdb::CHUNK_BYTES;
 
 /// RDB encoding version of rsbloom's cuckoo format (the same number as its Bloom format's).
 pub const ENCODING_VERSION: i32 = 100;
@@ -45,9 +44,7 @@ pub fn encode(cf: &Cuckoo, w: &mut impl FieldWriter) {
     w.unsigned(cf.seed());
     for (k, slots) in cf.slot_arrays().enumerate() {
         w.unsigned(cf.filter_buckets(k));
-        for piece in slots.chunks(CHUNK_BYTES) {
-            w.bytes(piece);
-        }
+        write_pieces(w, slots);
     }
 }
 
@@ -102,16 +99,13 @@ pub fn decode(r: &mut impl FieldReader, encver: i32) -> Result<Cuckoo, DecodeErr
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::codec::{Field, FieldSlice};
-    use crate::cuckoo::filter::MAX_FILTERS;
-    use crate::CuckooSpec;
+    use crate::{codec::Field, codec::FieldSlice, cuckoo::filter::MAX_FILTERS, CuckooSpec};
 
     fn filled(seed: u64) -> Cuckoo {
+        // RedisBloom's defaults (bucket size 2, 20 kicks) but a growth of 2.
         let spec = CuckooSpec {
-            capacity: 64,
-            bucket_size: 2,
-            max_iterations: 20,
             expansion: 2,
+            ..CuckooSpec::implicit(64)
         };
         let mut cf = Cuckoo::new(&spec, seed, u64::MAX).unwrap();
         for i in 0..300u32 {

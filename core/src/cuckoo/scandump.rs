@@ -21,7 +21,9 @@
 use crate::codec::DecodeError;
 use crate::cuckoo::builder::{CuckooBuilder, CuckooHeader};
 use crate::cuckoo::filter::Cuckoo;
-use crate::scandump::{chunks_of, load_arrays, scan_arrays, ChunkRule, DumpError, Fields, Scan};
+use crate::scandump::{
+    check_limit, chunks_of, load_arrays, scan_arrays, ChunkRule, DumpError, Fields, Scan,
+};
 
 /// RedisBloom's header length.
 pub const HEADER_BYTES: usize = 38;
@@ -64,42 +66,37 @@ pub fn parse_header(data: &[u8]) -> Result<CuckooHeader, DumpError> {
         _ => return Err(DumpError::BadData(Some(DecodeError::HeaderLength))),
     };
     let mut f = Fields(data);
+    let [items, buckets, deletes, filters] = std::array::from_fn(|_| f.u64());
+    let [bucket_size, max_iterations, expansion] = std::array::from_fn(|_| u64::from(f.u16()));
     Ok(CuckooHeader {
-        items: f.u64(),
-        buckets: f.u64(),
-        deletes: f.u64(),
-        filters: f.u64(),
-        bucket_size: u64::from(f.u16()),
-        max_iterations: u64::from(f.u16()),
-        expansion: u64::from(f.u16()),
+        items,
+        buckets,
+        deletes,
+        filters,
+        bucket_size,
+        max_iterations,
+        expansion,
         seed,
     })
 }
 
 /// The empty filter a header (LOADCHUNK at iterator 1) describes, within `max_bytes`.
 pub fn filter_from_header(data: &[u8], max_bytes: u64) -> Result<Cuckoo, DumpError> {
-    let bad = |e: DecodeError| DumpError::BadData(Some(e));
     let header = parse_header(data)?;
     // The builder checks the shape first, then every bucket count and the memory, so a forged
     // header is refused before any allocation.
-    let mut builder = CuckooBuilder::new(header).map_err(bad)?;
+    let mut builder = CuckooBuilder::new(header)?;
     let buckets = (0..header.filters)
         .map(|k| header.grown_buckets(k))
-        .collect::<Result<Vec<u64>, DecodeError>>()
-        .map_err(bad)?;
+        .collect::<Result<Vec<u64>, DecodeError>>()?;
     let needed = buckets.iter().fold(0u64, |sum, n| {
         sum.saturating_add(n.saturating_mul(header.bucket_size))
     });
-    if needed > max_bytes {
-        return Err(DumpError::TooLarge {
-            needed,
-            limit: max_bytes,
-        });
-    }
+    check_limit(needed, max_bytes)?;
     for n in buckets {
-        builder.filter(n).map_err(bad)?;
+        builder.filter(n)?;
     }
-    builder.finish().map_err(bad)
+    builder.finish().map_err(DumpError::from)
 }
 
 /// The SCANDUMP reply for `iterator`: the header at 0, then the slot arrays. RedisBloom dumps

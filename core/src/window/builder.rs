@@ -12,20 +12,33 @@ use crate::window::sliding::{self, Sliding, MAX_CLOCK, OPEN};
 pub struct SlidingHeader {
     /// 1: count window (`SLIDING`), 2: time window (`WINDOW`).
     pub kind: u64,
+    /// The hash seed.
     pub seed: u64,
+    /// The requested error rate.
     pub error: f64,
+    /// Items a window holds.
     pub capacity: u64,
+    /// The window, in clock units (inserts or milliseconds).
     pub window: u64,
+    /// A time window's generation length in milliseconds (0 for a count window).
     pub span: u64,
+    /// Bits each item sets (`k`).
     pub hashes: u64,
+    /// Generations per window (`l`).
     pub generations: u64,
+    /// Loads a base slice takes.
     pub base_capacity: u64,
+    /// Bits of a base slice.
     pub base_bits: u64,
     /// 0 for a filter that does not grow (count windows, NONSCALING time windows).
     pub expansion: u64,
+    /// The filter's clock.
     pub clock: u64,
+    /// Adds since creation.
     pub added: u64,
+    /// The number the next slice gets.
     pub next_generation: u64,
+    /// How many slices follow.
     pub slices: u64,
     /// The blocked layout (a ring of base slices, whose bits come before the slices'); false
     /// for the sliced layout, where every slice has its own array.
@@ -76,17 +89,26 @@ impl SlidingHeader {
 /// own array, 0 for a slice in the ring.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub struct SliceHeader {
+    /// The slice's number.
     pub generation: u64,
+    /// The clock when it became the newest.
     pub started: u64,
+    /// The clock when its generation ended ([`OPEN`] while it is the newest).
     pub ended: u64,
+    /// Items added while it was the newest.
     pub count: u64,
+    /// Bits set in it.
     pub load: u64,
+    /// Loads it was sized for.
     pub capacity: u64,
+    /// Its growth step (0 for a base slice).
     pub level: u64,
+    /// Bits of its own array (0 in the ring).
     pub bits: u64,
 }
 
 impl SliceHeader {
+    /// The header of a live slice.
     pub fn of(s: &Slice) -> Self {
         SliceHeader {
             generation: s.generation,

@@ -1,6 +1,6 @@
-//! Lookups: a single item prefetches its lines and scans its runs ([`Sliding::exists`]); a
+//! Lookups: a single item prefetches its lines and scans its runs (`Sliding::exists`); a
 //! batch scans many items round-robin, each probe prefetched a turn ahead
-//! ([`Sliding::scan_many`]).
+//! (`Sliding::scan_many`).
 
 use crate::hash::reduce;
 use crate::hash::ItemHash;
@@ -70,6 +70,7 @@ impl Sliding {
     }
 
     #[inline]
+    /// An item's hash under this filter's seed.
     pub fn hash(&self, item: &[u8]) -> ItemHash {
         ItemHash::native(item, self.seed)
     }
@@ -149,7 +150,7 @@ impl Sliding {
     }
 
     /// Checks items in order at server time `now`, passing each answer to `answer`: exactly
-    /// those of [`Sliding::contains`], found by [`Sliding::scan_many`].
+    /// those of [`Sliding::contains`], found by `Sliding::scan_many`.
     pub fn contains_many<'a>(
         &self,
         items: impl Iterator<Item = &'a [u8]>,

@@ -1,6 +1,6 @@
 //! Window filters: Bloom filters that forget (`SLIDING`, `WINDOW seconds`). The model and its
 //! clock are in [`sliding`]; [`design`] sizes it, [`ring`] lays its bits out, [`lookup`] and
-//! [`write`] read and change it; [`builder`], [`rdb`] and [`scandump`] are its serialised
+//! [`write`](mod@write) read and change it; [`builder`], [`rdb`] and [`scandump`] are its serialised
 //! forms, [`args`] its options.
 
 pub mod args;

@@ -1,7 +1,7 @@
 //! A window filter's fields in rsbloom's RDB value (the layout is in [`crate::rdb`]).
 
-use crate::codec::{read_pieces, DecodeError, FieldReader, FieldWriter};
-use crate::rdb::{CHUNK_BYTES, FLAG_RING, FLAG_WINDOW};
+use crate::codec::{read_pieces, write_pieces, DecodeError, FieldReader, FieldWriter};
+use crate::rdb::{FLAG_RING, FLAG_WINDOW};
 use crate::window::builder::{SliceHeader, SlidingBuilder, SlidingHeader};
 use crate::window::ring::Ring;
 use crate::window::sliding::Sliding;
@@ -33,16 +33,12 @@ pub fn encode(f: &Sliding, w: &mut impl FieldWriter) {
     ] {
         w.unsigned(v);
     }
-    for piece in f.ring().map_or(&[][..], Ring::bytes).chunks(CHUNK_BYTES) {
-        w.bytes(piece);
-    }
+    write_pieces(w, f.ring().map_or(&[][..], Ring::bytes));
     for slice in f.slices() {
         for v in SliceHeader::of(slice).fields() {
             w.unsigned(v);
         }
-        for piece in slice.bytes().chunks(CHUNK_BYTES) {
-            w.bytes(piece);
-        }
+        write_pieces(w, slice.bytes());
     }
 }
 

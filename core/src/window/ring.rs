@@ -2,9 +2,9 @@
 //! ([`Ring`]); slices grown for a burst, and those of filters saved before the blocked layout,
 //! keep an array each ([`Slice`]).
 
-use crate::bloom::link::{words_as_bytes, words_as_bytes_mut};
 use crate::hash::{reduce, ItemHash};
 use crate::hints;
+use crate::sizing::{words_as_bytes, words_as_bytes_mut};
 use crate::sizing::{MAX_LINK_BITS, WORD_BITS};
 use crate::window::design::fill;
 use crate::window::sliding::MIN_SLACK_DIVISOR;
@@ -154,6 +154,7 @@ impl Ring {
         words_as_bytes(self.words())
     }
 
+    /// The bits as bytes, for a decoder or LOADCHUNK to fill.
     pub fn bytes_mut(&mut self) -> &mut [u8] {
         words_as_bytes_mut(self.words_mut())
     }
@@ -275,6 +276,7 @@ impl Slice {
         }
     }
 
+    /// Bits in this slice (of its own array, or of its segments in the ring).
     pub fn bit_count(&self) -> u64 {
         self.bits
     }
@@ -293,6 +295,7 @@ impl Slice {
         }
     }
 
+    /// The bits as bytes, for a decoder or LOADCHUNK to fill.
     pub fn bytes_mut(&mut self) -> &mut [u8] {
         match &mut self.storage {
             Storage::Own(words) => words_as_bytes_mut(words),

@@ -2,7 +2,8 @@
 
 use crate::codec::DecodeError;
 use crate::scandump::{
-    DumpError, Fields, COMMON_HEADER, OPT_FORCE64, OPT_NOROUND, OPT_RING, OPT_RSBLOOM, OPT_WINDOW,
+    check_limit, DumpError, Fields, COMMON_HEADER, OPT_FORCE64, OPT_NOROUND, OPT_RING, OPT_RSBLOOM,
+    OPT_WINDOW,
 };
 use crate::window::builder::{SliceHeader, SlidingBuilder, SlidingHeader};
 use crate::window::sliding::Sliding;
@@ -52,10 +53,9 @@ pub(crate) fn from_header(
     ring: bool,
     max_bytes: u64,
 ) -> Result<Sliding, DumpError> {
-    let bad = |e: DecodeError| DumpError::BadData(Some(e));
     let n = nslices as usize;
     if f.0.len() != WINDOW_FIELDS + SLICE_HEADER * n {
-        return Err(bad(DecodeError::HeaderLength));
+        return Err(DumpError::from(DecodeError::HeaderLength));
     }
     let header = SlidingHeader {
         kind: u64::from(f.u8()),
@@ -81,15 +81,10 @@ pub(crate) fn from_header(
     let needed = slices
         .iter()
         .fold(header.ring_bytes(), |sum, s| sum.saturating_add(s.bits / 8));
-    let mut builder = SlidingBuilder::new(header).map_err(bad)?;
-    if needed > max_bytes {
-        return Err(DumpError::TooLarge {
-            needed,
-            limit: max_bytes,
-        });
-    }
+    let mut builder = SlidingBuilder::new(header)?;
+    check_limit(needed, max_bytes)?;
     for slice in slices {
-        builder.slice(slice).map_err(bad)?;
+        builder.slice(slice)?;
     }
-    builder.finish().map_err(bad)
+    builder.finish().map_err(DumpError::from)
 }

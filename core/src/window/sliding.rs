@@ -22,7 +22,7 @@
 //!
 //! Sizing ([`Design`]): `k`, `l` and the load per bit are searched so that the false-positive
 //! rate, computed exactly over the slices' fills (the "k consecutive set" recurrence of the
-//! paper, [`window_fpr`]), stays under [`HEADROOM`] × the request at the worst moment (just
+//! paper, [`window_fpr`](crate::window::design::window_fpr)), stays under [`HEADROOM`] × the request at the worst moment (just
 //! before a shift), with the fewest bits per window item and `l >= 4k` (slack at most a quarter
 //! window). `l` is a multiple of `k` so the slices pack into cache lines (below). 1%: k 11,
 //! l 66, 19.9 bits per item; 0.1%: k 14, l 70, 26.4.
@@ -32,8 +32,8 @@
 //! tested, so a lookup waits for memory once, not once per probe (`bench/window.py`, a 10 M
 //! filter at 1%: BF.EXISTS at 0.49x a plain filter's commands/s with a slice per array, 0.86x
 //! to 0.97x in lines). A single item prefetches its lines and then scans the runs
-//! ([`Sliding::exists`]); a batch scans many items round-robin, each probe prefetched a turn
-//! ahead ([`Sliding::scan_many`]). Slices grown for a burst, and filters saved by versions
+//! (`Sliding::exists`); a batch scans many items round-robin, each probe prefetched a turn
+//! ahead (`Sliding::scan_many`). Slices grown for a burst, and filters saved by versions
 //! before the layout, keep a bit array per slice.
 //!
 //! A time window that takes more than `capacity` items within a window ends generations early;
@@ -186,10 +186,12 @@ impl Sliding {
         self.own_arrays = self.slices.iter().any(|slice| !slice.in_ring());
     }
 
+    /// The window: `Count` (SLIDING) or `Time` (WINDOW).
     pub fn kind(&self) -> Window {
         self.kind
     }
 
+    /// The hash seed.
     pub fn seed(&self) -> u64 {
         self.seed
     }
@@ -217,14 +219,17 @@ impl Sliding {
         generation * u64::from(self.hashes)
     }
 
+    /// Bits each item sets (`k`).
     pub fn hashes(&self) -> u32 {
         self.hashes
     }
 
+    /// Generations per window (`l`).
     pub fn generations(&self) -> u32 {
         self.generations
     }
 
+    /// How a time window grows in a burst (`Fixed` with NONSCALING).
     pub fn growth(&self) -> Growth {
         self.growth
     }
@@ -256,6 +261,7 @@ impl Sliding {
         ring.chain(self.slices.iter().map(Slice::bytes))
     }
 
+    /// Every bit array, in SCANDUMP order, for LOADCHUNK to fill.
     pub fn bit_arrays_mut(&mut self) -> impl Iterator<Item = &mut [u8]> {
         let ring = self.ring.iter_mut().map(Ring::bytes_mut);
         ring.chain(self.slices.iter_mut().map(Slice::bytes_mut))

@@ -1,7 +1,6 @@
-//! BF.ADD key item, BF.MADD key item [item ...],
-//! BF.INSERT key [CAPACITY n] [ERROR r] [EXPANSION n] [NOCREATE] [NONSCALING]
-//! [SLIDING | WINDOW s] [AT ms] ITEMS item ...:
-//! the insert path, creating the filter (with the module defaults or INSERT's options) when
+//! `BF.ADD key item`, `BF.MADD key item [item ...]`,
+//! `BF.INSERT key [CAPACITY n] [ERROR r] [EXPANSION n] [NOCREATE] [NONSCALING]
+//! [SLIDING | WINDOW s] [AT ms] ITEMS item ...`: the insert path, creating the filter (with the module defaults or INSERT's options) when
 //! the key is missing.
 //!
 //! A write to a time window happens at a clock: the server's, or INSERT's `AT`. A write that

@@ -1,6 +1,7 @@
 //! BF.DEBUG key: the chain's item count, then one status line per link; for a window filter,
 //! its window, then one line per slice with its age and fill.
 
+use crate::commands::with_value;
 use crate::redis::{Args, Ctx};
 use rsbloom_core::window::sliding::{Sliding, OPEN};
 use rsbloom_core::Window;
@@ -10,20 +11,16 @@ pub fn debug(ctx: &Ctx, a: &Args) {
     if a.len() != 2 {
         return ctx.reply_wrong_arity();
     }
-    let mut key = ctx.open_key(a, 1, false);
-    match key.value::<Filter>() {
-        Err(text) => ctx.reply_error(text),
-        Ok(filter) => {
-            let lines = match filter {
-                Filter::Chain(chain) => lines(chain),
-                Filter::Sliding(s) => window_lines(s, ctx.now_ms()),
-            };
-            ctx.reply_array(lines.len());
-            for line in &lines {
-                ctx.reply_bulk(line.as_bytes());
-            }
+    with_value(ctx, a, false, |filter: &mut Filter| {
+        let lines = match filter {
+            Filter::Chain(chain) => lines(chain),
+            Filter::Sliding(s) => window_lines(s, ctx.now_ms()),
+        };
+        ctx.reply_array(lines.len());
+        for line in &lines {
+            ctx.reply_bulk(line.as_bytes());
         }
-    }
+    });
 }
 
 /// `size:<items>`, then per link

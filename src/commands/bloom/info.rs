@@ -1,4 +1,4 @@
-//! BF.INFO key [CAPACITY | SIZE | FILTERS | ITEMS | EXPANSION | WINDOW], BF.CARD key
+//! `BF.INFO key [CAPACITY | SIZE | FILTERS | ITEMS | EXPANSION | WINDOW]`, `BF.CARD key`
 //!
 //! A window filter answers the five fields as a filter of its window: its capacity, its
 //! memory, its live slices as "filters", the items inside the window, its expansion (null when
@@ -6,7 +6,8 @@
 
 use std::ffi::CStr;
 
-use crate::redis::{Args, Ctx, KeyContent};
+use crate::commands::{with_optional, with_value};
+use crate::redis::{Args, Ctx};
 use rsbloom_core::args;
 use rsbloom_core::errors;
 use rsbloom_core::window::sliding::Sliding;
@@ -103,40 +104,37 @@ pub fn info(ctx: &Ctx, a: &Args) {
     if !(2..=3).contains(&a.len()) {
         return ctx.reply_wrong_arity();
     }
-    let mut key = ctx.open_key(a, 1, false);
-    let filter = match key.value::<Filter>() {
-        Ok(filter) => filter,
-        Err(text) => return ctx.reply_error(text),
-    };
-    let now = ctx.now_ms();
-    let reply_value = |f: &Field| match (f.value)(filter, now) {
-        Some(n) => ctx.reply_integer(n),
-        None => ctx.reply_null(),
-    };
-    if a.len() == 2 {
-        ctx.reply_map(FIELDS.len());
-        for f in &FIELDS {
-            ctx.reply_simple_string(f.name);
-            reply_value(f);
-        }
-        return;
-    }
-    if args::is(a.get(2), "WINDOW") {
-        return match filter {
-            Filter::Sliding(s) => reply_window(ctx, s, now),
-            Filter::Chain(_) => ctx.reply_error(errors::NOT_A_WINDOW),
+    with_value(ctx, a, false, |filter: &mut Filter| {
+        let now = ctx.now_ms();
+        let reply_value = |f: &Field| match (f.value)(filter, now) {
+            Some(n) => ctx.reply_integer(n),
+            None => ctx.reply_null(),
         };
-    }
-    let Some(f) = FIELDS.iter().find(|f| args::is(a.get(2), f.option)) else {
-        return ctx.reply_error(errors::INVALID_INFO_VALUE);
-    };
-    if ctx.is_resp3() {
-        ctx.reply_map(1);
-        ctx.reply_simple_string(f.name);
-    } else {
-        ctx.reply_array(1);
-    }
-    reply_value(f);
+        if a.len() == 2 {
+            ctx.reply_map(FIELDS.len());
+            for f in &FIELDS {
+                ctx.reply_simple_string(f.name);
+                reply_value(f);
+            }
+            return;
+        }
+        if args::is(a.get(2), "WINDOW") {
+            return match filter {
+                Filter::Sliding(s) => reply_window(ctx, s, now),
+                Filter::Chain(_) => ctx.reply_error(errors::NOT_A_WINDOW),
+            };
+        }
+        let Some(f) = FIELDS.iter().find(|f| args::is(a.get(2), f.option)) else {
+            return ctx.reply_error(errors::INVALID_INFO_VALUE);
+        };
+        if ctx.is_resp3() {
+            ctx.reply_map(1);
+            ctx.reply_simple_string(f.name);
+        } else {
+            ctx.reply_array(1);
+        }
+        reply_value(f);
+    });
 }
 
 /// BF.CARD: the number of items inserted (for a window filter, inside the window), 0 for a
@@ -145,10 +143,7 @@ pub fn card(ctx: &Ctx, a: &Args) {
     if a.len() != 2 {
         return ctx.reply_wrong_arity();
     }
-    let mut key = ctx.open_key(a, 1, false);
-    match key.content::<Filter>() {
-        KeyContent::Empty => ctx.reply_integer(0),
-        KeyContent::Other => ctx.reply_error(errors::WRONG_TYPE),
-        KeyContent::Value(filter) => ctx.reply_integer(saturate(filter.card(ctx.now_ms()))),
-    }
+    with_optional(ctx, a, |filter: Option<&mut Filter>| {
+        ctx.reply_integer(filter.map_or(0, |f| saturate(f.card(ctx.now_ms()))));
+    });
 }

@@ -1,9 +1,10 @@
 //! BF.SCANDUMP key iterator, BF.LOADCHUNK key iterator data: the incremental dump and restore
 //! of a filter (format and iterator rules in `core::scandump`).
 
+use crate::commands::{reply_scan, with_value};
 use crate::config;
 use crate::redis::{Args, Ctx, KeyContent};
-use rsbloom_core::scandump::{self, Scan};
+use rsbloom_core::scandump;
 use rsbloom_core::Filter;
 use rsbloom_core::FIXED_SEED;
 use rsbloom_core::{args, errors};
@@ -13,29 +14,14 @@ pub fn scandump(ctx: &Ctx, a: &Args) {
         return ctx.reply_wrong_arity();
     }
     // RedisBloom looks the key up before it parses the iterator.
-    let mut key = ctx.open_key(a, 1, false);
-    let filter = match key.value::<Filter>() {
-        Ok(filter) => filter,
-        Err(text) => return ctx.reply_error(text),
-    };
-    let Some(iterator) = args::integer(a.get(2)) else {
-        return ctx.reply_error(errors::SCANDUMP_BAD_ITERATOR);
-    };
-    ctx.reply_array(2);
-    match scandump::scan(filter, iterator) {
-        Scan::Header(header) => {
-            ctx.reply_integer(1);
-            ctx.reply_bulk(&header);
-        }
-        Scan::Chunk { next, data } => {
-            ctx.reply_integer(next);
-            ctx.reply_bulk(data);
-        }
-        Scan::End => {
-            ctx.reply_integer(0);
-            ctx.reply_bulk(b"");
-        }
-    }
+    with_value(ctx, a, false, |filter: &mut Filter| {
+        let Some(iterator) = args::integer(a.get(2)) else {
+            return ctx.reply_error(errors::SCANDUMP_BAD_ITERATOR);
+        };
+        reply_scan(ctx, scandump::scan(filter, iterator), |ctx| {
+            ctx.reply_bulk(b"")
+        });
+    });
 }
 
 pub fn loadchunk(ctx: &Ctx, a: &Args) {

@@ -1,4 +1,4 @@
-//! CF.ADD / CF.ADDNX key item; CF.INSERT / CF.INSERTNX key [CAPACITY c] [NOCREATE] ITEMS ...
+//! `CF.ADD / CF.ADDNX key item`; `CF.INSERT / CF.INSERTNX key [CAPACITY c] [NOCREATE] ITEMS ...`
 
 use super::create;
 use crate::commands::refuse;

@@ -2,10 +2,10 @@
 //! are `rsbloom_core::cuckoo`'s), one file per family as the BF.* commands have: [`add`],
 //! [`exists`], [`delete`], [`reserve`], [`info`], [`debug`], [`scandump`].
 //!
-//! - CF.RESERVE key capacity [BUCKETSIZE b] [MAXITERATIONS m] [EXPANSION e] [SEED s]
-//! - CF.ADD / CF.ADDNX key item; CF.INSERT / CF.INSERTNX key [CAPACITY c] [NOCREATE] ITEMS ...
-//! - CF.EXISTS key item; CF.MEXISTS key item ...; CF.COUNT key item
-//! - CF.DEL key item; CF.COMPACT key
+//! - `CF.RESERVE key capacity [BUCKETSIZE b] [MAXITERATIONS m] [EXPANSION e] [SEED s]`
+//! - `CF.ADD / CF.ADDNX key item`; `CF.INSERT / CF.INSERTNX key [CAPACITY c] [NOCREATE] ITEMS ...`
+//! - `CF.EXISTS key item`; `CF.MEXISTS key item ...`; `CF.COUNT key item`
+//! - `CF.DEL key item`; `CF.COMPACT key`
 //! - CF.INFO key; CF.DEBUG key
 //! - CF.SCANDUMP key iterator; CF.LOADCHUNK key iterator data
 //!

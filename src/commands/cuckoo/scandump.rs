@@ -1,13 +1,13 @@
 //! CF.SCANDUMP key iterator, CF.LOADCHUNK key iterator data: the incremental dump and restore
 //! of a cuckoo filter (format and iterator rules in `rsbloom_core::cuckoo::scandump`).
 
+use crate::commands::{reply_scan, with_value};
 use crate::config;
 use crate::datatype::Stored;
 use crate::redis::{Args, Ctx, KeyContent};
 use crate::stats::{self, Work};
 use rsbloom_core::cuckoo::scandump;
 use rsbloom_core::errors::{self, cf};
-use rsbloom_core::scandump::Scan;
 use rsbloom_core::{args, Cuckoo};
 
 pub fn scandump(ctx: &Ctx, a: &Args) {
@@ -18,27 +18,10 @@ pub fn scandump(ctx: &Ctx, a: &Args) {
     let Some(iterator) = args::integer(a.get(2)).filter(|&i| i >= 0) else {
         return ctx.reply_error(cf::INVALID_POSITION);
     };
-    let mut key = ctx.open_key(a, 1, false);
-    let cf = match key.value::<Cuckoo>() {
-        Ok(cf) => cf,
-        Err(text) => return ctx.reply_error(text),
-    };
-    ctx.reply_array(2);
-    match scandump::scan(cf, iterator) {
-        Scan::Header(header) => {
-            ctx.reply_integer(1);
-            ctx.reply_bulk(&header);
-        }
-        Scan::Chunk { next, data } => {
-            ctx.reply_integer(next);
-            ctx.reply_bulk(data);
-        }
+    with_value(ctx, a, false, |cf: &mut Cuckoo| {
         // RedisBloom's end of a cuckoo dump is a null, not an empty string.
-        Scan::End => {
-            ctx.reply_integer(0);
-            ctx.reply_null();
-        }
-    }
+        reply_scan(ctx, scandump::scan(cf, iterator), Ctx::reply_null);
+    });
 }
 
 pub fn loadchunk(ctx: &Ctx, a: &Args) {

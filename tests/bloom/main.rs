@@ -1,4 +1,4 @@
-//! Every BF command's replies and errors, one module per command family as in `src/commands/`
+//! Every BF command's replies and errors, one module per command family as in `src/commands/bloom/`
 //! (checked against RedisBloom 2.8.2 where the spec follows it), plus what spans them all:
 //! arity, texts::WRONGTYPE, command flags, MODULE LIST.
 
