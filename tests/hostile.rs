@@ -772,7 +772,7 @@ fn reserve_option_cases(c: &mut Cases) {
                 b"100",
                 junk.as_bytes(),
             ]),
-            err(texts::UNKNOWN_RESERVE_ARGUMENT),
+            err(&texts::unknown_argument("BF.RESERVE", junk)),
         );
     }
     // rsbloom's SEED option

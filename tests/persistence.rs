@@ -424,3 +424,80 @@ fn the_largest_filter_the_limits_allow_survives_a_reload() {
     assert_eq!(digest(&mut c, "largest"), before.0);
     assert_eq!(exists_all(&mut c, "largest", &its), vec![int(1); its.len()]);
 }
+
+/// Chains saved by rsbloom before the mixed layout (every link of layout tag 1; DUMP payloads
+/// and SCANDUMP streams written by commit aa8a21a, see tests/fixtures/chain-native): they load
+/// through RESTORE and LOADCHUNK, answer exactly as they did (the same false positives among
+/// 20,000 never-added items), save again in their own layout (the same SCANDUMP stream), and a
+/// link they grow takes the mixed layout.
+#[test]
+fn chains_from_before_the_mixed_layout_load_answer_and_save_as_they_did() {
+    let s = Server::new();
+    let mut c = s.conn();
+    let dir = concat!(env!("CARGO_MANIFEST_DIR"), "/tests/fixtures/chain-native");
+    let absent = items("absent-", 20_000);
+    for (key, added, links) in [("scaling", 1000, 4), ("fixed", 900, 1), ("tiny", 16, 1)] {
+        let payload = std::fs::read(format!("{dir}/{key}.dump")).unwrap();
+        assert_eq!(
+            restore(&mut c, key, &payload),
+            Ok(redis::Value::Okay),
+            "{key}"
+        );
+        let copy = format!("{key}-chunks");
+        load_stream(&mut c, &copy, &format!("{dir}/{key}.scandump"));
+        assert_eq!(digest(&mut c, &copy), digest(&mut c, key), "{key}");
+        let saved = std::fs::read(format!("{dir}/{key}.scandump")).unwrap();
+        assert_eq!(
+            scandump_stream(&mut c, key),
+            saved,
+            "{key}: saved again as it was"
+        );
+
+        let debug = match run(&mut c, &["BF.DEBUG", key]) {
+            Reply::Arr(lines) => lines,
+            other => panic!("{other:?}"),
+        };
+        assert_eq!(debug.len(), links + 1, "{key}: {debug:?}");
+        assert_eq!(count(&present(&mut c, key, &items("item-", added))), added);
+        let hits: Vec<usize> = present(&mut c, key, &absent)
+            .into_iter()
+            .enumerate()
+            .filter_map(|(i, p)| p.then_some(i))
+            .collect();
+        let recorded: Vec<usize> = std::fs::read_to_string(format!("{dir}/{key}.present"))
+            .unwrap()
+            .split_whitespace()
+            .map(|i| i.parse().unwrap())
+            .collect();
+        assert_eq!(
+            hits, recorded,
+            "{key}: the false positives of the first layout"
+        );
+    }
+    // A link the old chain grows is of the mixed layout; the old links keep theirs.
+    let layouts = |c: &mut redis::Connection| {
+        let Reply::Arr(before) = run(c, &["BF.DEBUG", "scaling"]) else {
+            panic!("BF.DEBUG")
+        };
+        before.len()
+    };
+    let before = layouts(&mut c);
+    for batch in items("more-", 2000).chunks(500) {
+        madd(&mut c, "scaling", batch);
+    }
+    assert_eq!(layouts(&mut c), before + 1, "one grown link");
+    let stream = scandump_stream(&mut c, "scaling");
+    // The header's trailer: the seed, then one layout tag per link (the chunk of iterator 1's
+    // record is the header).
+    let header_len = u32::from_le_bytes(stream[8..12].try_into().unwrap()) as usize;
+    let header = &stream[12..12 + header_len];
+    assert_eq!(&header[header_len - 5..], &[1, 1, 1, 1, 4], "layout tags");
+    assert_eq!(
+        count(&present(&mut c, "scaling", &items("item-", 1000))),
+        1000
+    );
+    assert_eq!(
+        count(&present(&mut c, "scaling", &items("more-", 2000))),
+        2000
+    );
+}

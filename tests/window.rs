@@ -23,20 +23,6 @@ fn insert_at(c: &mut redis::Connection, key: &str, at: u64, its: &[String]) -> R
     run(c, &args)
 }
 
-/// Whether each item reads present (MEXISTS).
-fn present(c: &mut redis::Connection, key: &str, its: &[String]) -> Vec<bool> {
-    let mut args = vec!["BF.MEXISTS", key];
-    args.extend(its.iter().map(String::as_str));
-    match run(c, &args) {
-        Reply::Arr(v) => v.into_iter().map(|r| r == int(1)).collect(),
-        other => panic!("{other:?}"),
-    }
-}
-
-fn count(v: &[bool]) -> usize {
-    v.iter().filter(|&&b| b).count()
-}
-
 /// The `BF.INFO key WINDOW` map as (name, reply) pairs, from either protocol.
 fn window_info(c: &mut redis::Connection, key: &str) -> Vec<(String, Reply)> {
     let name = |r: Reply| match r {
@@ -52,19 +38,6 @@ fn window_info(c: &mut redis::Connection, key: &str) -> Vec<(String, Reply)> {
         Reply::Map(m) => m.into_iter().map(|(k, v)| (name(k), v)).collect(),
         other => panic!("{other:?}"),
     }
-}
-
-/// DUMP's payload of `key`.
-fn dump(c: &mut redis::Connection, key: &str) -> Vec<u8> {
-    let Value::BulkString(payload) = raw(c, &["DUMP", key]) else {
-        panic!("DUMP {key}")
-    };
-    payload
-}
-
-/// RESTORE of `payload` into `key`, without a TTL.
-fn restore(c: &mut redis::Connection, key: &str, payload: &[u8]) -> redis::RedisResult<Value> {
-    redis::cmd("RESTORE").arg(key).arg(0).arg(payload).query(c)
 }
 
 fn window_field(c: &mut redis::Connection, key: &str, field: &str) -> Reply {
@@ -141,7 +114,7 @@ fn window_options_and_their_errors() {
         (&["x", "0.01", "0", "SLIDING"], texts::CAPACITY_RANGE),
         (
             &["x", "0.01", "10", "SLIDINGX"],
-            texts::UNKNOWN_RESERVE_ARGUMENT,
+            "ERR unknown argument 'SLIDINGX' for BF.RESERVE",
         ),
     ] {
         assert_eq!(reserve(&mut c, args).err_text(), want, "{args:?}");
@@ -191,6 +164,84 @@ fn window_options_and_their_errors() {
         assert_eq!(run(&mut c, args).err_text(), want, "{args:?}");
     }
     assert_eq!(run(&mut c, &["EXISTS", "y"]), int(0));
+
+    // Window words that cannot apply are refused by name, and nothing changes: a window the
+    // filter does not have, a window with NOCREATE on a missing key, AT on a filter that is
+    // not a time window (existing, or about to be created without WINDOW).
+    run(&mut c, &["BF.RESERVE", "plain", "0.01", "100"]);
+    run(
+        &mut c,
+        &["BF.RESERVE", "minute", "0.01", "100", "WINDOW", "60"],
+    );
+    for (args, want) in [
+        (
+            &["BF.INSERT", "plain", "WINDOW", "60", "ITEMS", "a"][..],
+            "ERR WINDOW 60 does not apply: the filter exists and has no window (it was created \
+             without SLIDING or WINDOW)",
+        ),
+        (
+            &["BF.INSERT", "i", "WINDOW", "60", "ITEMS", "a"],
+            "ERR WINDOW 60 does not apply: the filter exists and is a count window (SLIDING)",
+        ),
+        (
+            &["BF.INSERT", "minute", "WINDOW", "30", "ITEMS", "a"],
+            "ERR WINDOW 30 does not apply: the filter exists and is a time window (WINDOW 60)",
+        ),
+        (
+            &["BF.INSERT", "minute", "SLIDING", "ITEMS", "a"],
+            "ERR SLIDING does not apply: the filter exists and is a time window (WINDOW 60)",
+        ),
+        (
+            &["BF.INSERT", "y", "NOCREATE", "SLIDING", "ITEMS", "a"],
+            "ERR SLIDING applies only when BF.INSERT creates the filter, and NOCREATE forbids \
+             creating this missing key",
+        ),
+        (
+            &["BF.INSERT", "plain", "AT", "5", "ITEMS", "a"],
+            "ERR AT applies only to time windows (WINDOW seconds): the filter has no window (it \
+             was created without SLIDING or WINDOW)",
+        ),
+        (
+            &["BF.INSERT", "i", "AT", "5", "ITEMS", "a"],
+            "ERR AT applies only to time windows (WINDOW seconds): the filter is a count window \
+             (SLIDING)",
+        ),
+        (
+            &["BF.INSERT", "y", "SLIDING", "AT", "5", "ITEMS", "a"],
+            "ERR AT applies only to time windows (WINDOW seconds): the filter is a count window \
+             (SLIDING)",
+        ),
+        (
+            &["BF.INSERT", "y", "AT", "5", "ITEMS", "a"],
+            "ERR AT applies only to time windows (WINDOW seconds): the filter has no window (it \
+             was created without SLIDING or WINDOW)",
+        ),
+    ] {
+        assert_eq!(run(&mut c, args).err_text(), want, "{args:?}");
+    }
+    assert_eq!(run(&mut c, &["EXISTS", "y"]), int(0));
+    assert_eq!(run(&mut c, &["BF.EXISTS", "plain", "a"]), int(0));
+    assert_eq!(
+        run(&mut c, &["BF.EXISTS", "i", "a"]),
+        int(1),
+        "added before"
+    );
+    // The same window is no error (as RedisBloom's creation options on an existing filter):
+    // it is what the filter has.
+    assert_eq!(
+        run(
+            &mut c,
+            &["BF.INSERT", "minute", "WINDOW", "60", "ITEMS", "a"]
+        ),
+        ints(&[1])
+    );
+    assert_eq!(
+        run(
+            &mut c,
+            &["BF.INSERT", "i", "NOCREATE", "SLIDING", "ITEMS", "c"]
+        ),
+        ints(&[1])
+    );
 
     // BF.INFO keeps its five fields; the window shows through WINDOW.
     match run(&mut c, &["BF.INFO", "s"]) {
@@ -712,19 +763,8 @@ fn window_filters_from_before_the_blocked_layout_still_load() {
     ] {
         let payload = std::fs::read(format!("{dir}/{key}.dump")).unwrap();
         assert_eq!(restore(&mut c, key, &payload), Ok(Value::Okay), "{key}");
-        // The SCANDUMP stream: (iterator u64 LE, length u32 LE, chunk) records.
-        let stream = std::fs::read(format!("{dir}/{key}.scandump")).unwrap();
         let copy = format!("{key}-chunks");
-        let mut rest = stream.as_slice();
-        while !rest.is_empty() {
-            let iterator = u64::from_le_bytes(rest[..8].try_into().unwrap());
-            let len = u32::from_le_bytes(rest[8..12].try_into().unwrap()) as usize;
-            let mut cmd = redis::cmd("BF.LOADCHUNK");
-            cmd.arg(&copy).arg(iterator).arg(&rest[12..12 + len]);
-            let r: redis::RedisResult<Value> = cmd.query(&mut c);
-            assert_eq!(r, Ok(Value::Okay), "{key} chunk {iterator}");
-            rest = &rest[12 + len..];
-        }
+        load_stream(&mut c, &copy, &format!("{dir}/{key}.scandump"));
         assert_eq!(digest(&mut c, &copy), digest(&mut c, key), "{key}");
         assert_eq!(window_field(&mut c, key, "Slices"), int(slices), "{key}");
         assert_eq!(

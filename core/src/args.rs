@@ -56,12 +56,19 @@ pub fn is(arg: &[u8], option: &str) -> bool {
 }
 
 /// Why a command's arguments were refused.
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+#[derive(Debug, Clone, PartialEq, Eq)]
 pub enum Refusal {
     /// Too few or too many arguments: Redis's wrong-arity error.
     Arity,
-    /// The error line to reply.
+    /// The error line to reply (RedisBloom's, or one of rsbloom's fixed texts).
     Reply(&'static str),
+    /// rsbloom's own error line naming the argument at fault and why.
+    Named(String),
+}
+
+/// `arg` as text for an error line, lossily.
+pub fn text(arg: &[u8]) -> String {
+    String::from_utf8_lossy(arg).into_owned()
 }
 
 /// An integer module load argument: its name and the range of its value (the range of the

@@ -45,8 +45,6 @@ pub const INSERT_BAD_ARGUMENT: &str = "Bad argument received";
 pub const INSERT_UNKNOWN_ARGUMENT: &str = "Unknown argument received";
 /// BF.INFO: a field it does not know.
 pub const INVALID_INFO_VALUE: &str = "Invalid information value";
-/// BF.RESERVE: an option it does not know.
-pub const UNKNOWN_RESERVE_ARGUMENT: &str = "ERR unknown argument for BF.RESERVE";
 /// rsbloom's `SEED` (BF.RESERVE, CF.RESERVE): not an unsigned 64-bit integer.
 pub const BAD_SEED: &str = "ERR SEED needs an unsigned 64-bit integer";
 /// BF.SCANDUMP: the iterator is not an integer.
@@ -80,6 +78,23 @@ pub const NOT_A_WINDOW: &str = "ERR not a window filter (created without SLIDING
 /// An add to a full NONSCALING time window.
 pub const WINDOW_FULL: &str = "ERR window filter is full: NONSCALING and more than its capacity \
     within one window";
+
+/// `*.RESERVE`: an option it does not know (RedisBloom ignores it), named.
+pub fn unknown_argument(command: &str, arg: &[u8]) -> String {
+    format!(
+        "ERR unknown argument '{}' for {command}",
+        crate::args::text(arg)
+    )
+}
+
+/// A window word (`SLIDING`, `WINDOW`, `AT`) given to a cuckoo command.
+pub fn window_word_on_cuckoo(word: &[u8]) -> String {
+    format!(
+        "ERR {} is an option of Bloom filters (BF.RESERVE, BF.INSERT): cuckoo filters have no \
+         window",
+        crate::args::text(word).to_ascii_uppercase()
+    )
+}
 
 /// A link over the most one link may have (2^40 bits), although the per-filter limit allows it.
 pub fn link_too_large(needed: u64) -> String {

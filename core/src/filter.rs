@@ -26,6 +26,14 @@ impl Filter {
         }
     }
 
+    /// What the filter remembers: `Unbounded` for a chain, a window filter's window.
+    pub fn window(&self) -> Window {
+        match self {
+            Filter::Chain(_) => Window::Unbounded,
+            Filter::Sliding(s) => s.kind(),
+        }
+    }
+
     /// A time window's clock (the latest write's time), whose writes depend on the clock (and
     /// so replicate it); None for the other kinds.
     pub fn time_clock(&self) -> Option<u64> {

@@ -53,6 +53,7 @@ pub fn refuse(ctx: &Ctx, refusal: Refusal) {
     match refusal {
         Refusal::Arity => ctx.reply_wrong_arity(),
         Refusal::Reply(text) => ctx.reply_error(text),
+        Refusal::Named(text) => ctx.reply_error(&text),
     }
 }
 

@@ -820,7 +820,6 @@ pub mod texts {
     pub const BAD_EXPANSION: &str = "ERR bad expansion";
     pub const EXPANSION_RANGE: &str = "ERR expansion should be greater or equal to 1";
     pub const NONSCALING_EXPANSION: &str = "Nonscaling filters cannot expand";
-    pub const UNKNOWN_RESERVE_ARGUMENT: &str = "ERR unknown argument for BF.RESERVE";
     pub const ITEM_EXISTS: &str = "ERR item exists";
     pub const FULL: &str = "ERR non scaling filter is full";
     pub const NOT_FOUND: &str = "ERR not found";
@@ -838,6 +837,19 @@ pub mod texts {
     /// rsbloom's own.
     pub const BAD_SEED: &str = "ERR SEED needs an unsigned 64-bit integer";
     pub const WRONGTYPE: &str = "WRONGTYPE Operation against a key holding the wrong kind of value";
+    /// rsbloom's own: `*.RESERVE` refuses, by name, an argument RedisBloom silently ignores.
+    pub fn unknown_argument(command: &str, arg: &str) -> String {
+        format!("ERR unknown argument '{arg}' for {command}")
+    }
+
+    /// rsbloom's own: a Bloom filter's window word given to a cuckoo command.
+    pub fn window_word_on_cuckoo(word: &str) -> String {
+        format!(
+            "ERR {word} is an option of Bloom filters (BF.RESERVE, BF.INSERT): cuckoo filters \
+             have no window"
+        )
+    }
+
     /// Redis's own RESTORE text for a payload its module type refused.
     pub const RESTORE_BAD_DATA: &str = "ERR Bad data format";
 
@@ -863,13 +875,77 @@ pub mod texts {
         pub const INVALID_HEADER: &str = "Invalid header";
         pub const CANNOT_CREATE: &str = "Couldn't create filter!";
         pub const CANNOT_LOAD_CHUNK: &str = "Couldn't load chunk!";
-        /// rsbloom's own: CF.RESERVE refuses what RedisBloom silently ignores.
-        pub const UNKNOWN_RESERVE_ARGUMENT: &str = "ERR unknown argument for CF.RESERVE";
     }
 }
 
 // ---------------------------------------------------------------------------------------------
 // Small command helpers shared by the test files.
+
+/// Whether each item reads present (BF.MEXISTS).
+pub fn present(c: &mut redis::Connection, key: &str, its: &[String]) -> Vec<bool> {
+    let mut args = vec!["BF.MEXISTS", key];
+    args.extend(its.iter().map(String::as_str));
+    match run(c, &args) {
+        Reply::Arr(v) => v.into_iter().map(|r| r == int(1)).collect(),
+        other => panic!("{other:?}"),
+    }
+}
+
+/// How many are true.
+pub fn count(v: &[bool]) -> usize {
+    v.iter().filter(|&&b| b).count()
+}
+
+/// DUMP's payload of `key`.
+pub fn dump(c: &mut redis::Connection, key: &str) -> Vec<u8> {
+    let Value::BulkString(payload) = raw(c, &["DUMP", key]) else {
+        panic!("DUMP {key}")
+    };
+    payload
+}
+
+/// RESTORE of `payload` into `key`, without a TTL.
+pub fn restore(c: &mut redis::Connection, key: &str, payload: &[u8]) -> redis::RedisResult<Value> {
+    redis::cmd("RESTORE").arg(key).arg(0).arg(payload).query(c)
+}
+
+/// The SCANDUMP steps of `key` from iterator 0 as a saved stream: records of the next
+/// iterator (u64, little-endian), the chunk's length (u32, little-endian) and the chunk, as
+/// the fixtures under `tests/fixtures/` hold them.
+pub fn scandump_stream(c: &mut redis::Connection, key: &str) -> Vec<u8> {
+    let mut stream = Vec::new();
+    let mut iterator = 0i64;
+    loop {
+        let (next, data): (i64, Vec<u8>) = redis::cmd("BF.SCANDUMP")
+            .arg(key)
+            .arg(iterator)
+            .query(c)
+            .unwrap_or_else(|e| panic!("BF.SCANDUMP {key} {iterator}: {e}"));
+        if next == 0 {
+            return stream;
+        }
+        stream.extend_from_slice(&(next as u64).to_le_bytes());
+        stream.extend_from_slice(&(data.len() as u32).to_le_bytes());
+        stream.extend_from_slice(&data);
+        iterator = next;
+    }
+}
+
+/// Replays a saved SCANDUMP stream (see [`scandump_stream`]) from the file `path` into `key`
+/// with BF.LOADCHUNK, asserting every OK.
+pub fn load_stream(c: &mut redis::Connection, key: &str, path: &str) {
+    let stream = std::fs::read(path).unwrap_or_else(|e| panic!("{path}: {e}"));
+    let mut rest = stream.as_slice();
+    while !rest.is_empty() {
+        let iterator = u64::from_le_bytes(rest[..8].try_into().unwrap());
+        let len = u32::from_le_bytes(rest[8..12].try_into().unwrap()) as usize;
+        let mut cmd = redis::cmd("BF.LOADCHUNK");
+        cmd.arg(key).arg(iterator).arg(&rest[12..12 + len]);
+        let r: redis::RedisResult<Value> = cmd.query(c);
+        assert_eq!(r, Ok(Value::Okay), "{key} chunk {iterator}");
+        rest = &rest[12 + len..];
+    }
+}
 
 /// Redis's wrong-arity error for `cmd` (named in lower case, as Redis names module commands).
 pub fn arity(cmd: &str) -> Reply {

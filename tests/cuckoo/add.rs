@@ -52,6 +52,15 @@ fn replies_in_resp2_and_resp3() {
 #[test]
 fn errors_and_their_exact_texts() {
     assert_errors(&[
+        // Bloom filters' window words, named (RedisBloom: `Unknown argument received`).
+        (
+            &["CF.INSERT", "k", "WINDOW", "60", "ITEMS", "x"],
+            err(&texts::window_word_on_cuckoo("WINDOW")),
+        ),
+        (
+            &["CF.INSERTNX", "cf", "AT", "5", "ITEMS", "x"],
+            err(&texts::window_word_on_cuckoo("AT")),
+        ),
         (&["CF.ADD", "str", "x"], err(texts::WRONGTYPE)),
         (&["CF.ADD", "cf"], arity("cf.add")),
         (&["BF.ADD", "cf", "x"], err(texts::WRONGTYPE)),

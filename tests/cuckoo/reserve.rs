@@ -23,6 +23,15 @@ fn replies_in_resp2_and_resp3() {
 #[test]
 fn errors_and_their_exact_texts() {
     assert_errors(&[
+        // Bloom filters' window words, named (RedisBloom answers them with its arity error).
+        (
+            &["CF.RESERVE", "k", "100", "SLIDING"],
+            err(&texts::window_word_on_cuckoo("SLIDING")),
+        ),
+        (
+            &["CF.RESERVE", "k", "100", "window", "60"],
+            err(&texts::window_word_on_cuckoo("WINDOW")),
+        ),
         (&["CF.RESERVE", "k"], arity("cf.reserve")),
         (
             &["CF.RESERVE", "k", "100", "BUCKETSIZE"],
@@ -36,11 +45,11 @@ fn errors_and_their_exact_texts() {
         ),
         (
             &["CF.RESERVE", "k", "100", "X", "MAXITERATIONS"],
-            err(texts::cf::UNKNOWN_RESERVE_ARGUMENT),
+            err(&texts::unknown_argument("CF.RESERVE", "X")),
         ),
         (
             &["CF.RESERVE", "k", "100", "a", "b"],
-            err(texts::cf::UNKNOWN_RESERVE_ARGUMENT),
+            err(&texts::unknown_argument("CF.RESERVE", "a")),
         ),
         (&["CF.RESERVE", "k", "abc"], err(texts::cf::BAD_CAPACITY)),
         (&["CF.RESERVE", "k", "+10"], err(texts::cf::BAD_CAPACITY)),

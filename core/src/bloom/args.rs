@@ -65,7 +65,7 @@ pub fn reserve(argv: &[&[u8]], default_expansion: u32) -> Result<Reserve, Refusa
         } else if window.parse(argv, i)? {
             i += usize::from(is(arg, "WINDOW"));
         } else {
-            return refuse(errors::UNKNOWN_RESERVE_ARGUMENT);
+            return Err(Refusal::Named(errors::unknown_argument("BF.RESERVE", arg)));
         }
         i += 1;
     }
@@ -123,6 +123,9 @@ pub struct Insert {
     /// rsbloom's `AT ms`: the Unix time in milliseconds the adds happen at, for a time window
     /// (rsbloom replicates every write to one with it).
     pub at: Option<u64>,
+    /// rsbloom's `SLIDING` or `WINDOW s` as given (None without either): the window to create,
+    /// and the one an existing filter must have.
+    pub window: Option<Window>,
 }
 
 /// Parses `BF.INSERT key [CAPACITY n] [ERROR r] [EXPANSION n] [NOCREATE] [NONSCALING] [SLIDING |
@@ -209,6 +212,7 @@ pub fn insert(argv: &[&[u8]], defaults: FilterSpec) -> Result<Insert, Refusal> {
         create: (!nocreate).then_some(spec),
         first_item,
         at: clock,
+        window: window.requested(),
     })
 }
 
@@ -260,7 +264,7 @@ mod tests {
         refused("BF.RESERVE k 0.1 0", Refusal::Reply(errors::CAPACITY_RANGE));
         refused(
             "BF.RESERVE k 0.1 1 NONSCALNG",
-            Refusal::Reply(errors::UNKNOWN_RESERVE_ARGUMENT),
+            Refusal::Named(errors::unknown_argument("BF.RESERVE", b"NONSCALNG")),
         );
         refused(
             "BF.RESERVE k 0.1 1 NONSCALING EXPANSION",

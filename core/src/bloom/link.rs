@@ -2,7 +2,7 @@
 
 use bitvec::prelude::{BitBox, BitVec, Lsb0};
 
-use crate::hash::{reduce, ItemHash};
+use crate::hash::{mix64, reduce, ItemHash};
 use crate::hints;
 use crate::sizing::{words_as_bytes, words_as_bytes_mut, Geometry};
 
@@ -11,14 +11,22 @@ use crate::sizing::{words_as_bytes, words_as_bytes_mut, Geometry};
 /// grows new native ones).
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub enum Layout {
-    /// rsbloom's own hashing: xxh3-128 under the filter seed, probes `h1 + i*h2` reduced by
-    /// multiply-shift.
+    /// rsbloom's first hashing: xxh3-128 under the filter seed, probes `h1 + i*h2` reduced by
+    /// multiply-shift. In a small link the reduction of that arithmetic sequence can put
+    /// several of an item's probes on the same few bits (a 64-bit link at 1e-6 answered 1166
+    /// times the rate asked for), so links are no longer created with it; links saved with it
+    /// load and answer as they always did.
     Native = 1,
     /// RedisBloom's layout (64-bit mode): MurmurHash64A pair, probes `(a + i*b) mod bits`.
     RedisBloom = 2,
     /// RedisBloom's legacy 32-bit mode (filters whose options lack FORCE64): MurmurHash2 pair,
     /// zero-extended, probes `(a + i*b) mod bits`.
     RedisBloom32 = 3,
+    /// rsbloom's hashing since the first: the same xxh3-128 pair, each probe `h1 + i*h2`
+    /// mixed ([`mix64`]) before the multiply-shift reduction, so that an item's `k` positions
+    /// are as good as independent in a link of any size (the rate table in the docs, from
+    /// [`crate::bloom::rates`]). Every link rsbloom creates has it.
+    NativeMixed = 4,
 }
 
 impl Layout {
@@ -26,7 +34,7 @@ impl Layout {
     pub fn hash_width(self) -> u32 {
         match self {
             Layout::RedisBloom32 => 32,
-            Layout::Native | Layout::RedisBloom => 64,
+            Layout::Native | Layout::NativeMixed | Layout::RedisBloom => 64,
         }
     }
 
@@ -41,6 +49,7 @@ impl Layout {
             1 => Some(Layout::Native),
             2 => Some(Layout::RedisBloom),
             3 => Some(Layout::RedisBloom32),
+            4 => Some(Layout::NativeMixed),
             _ => None,
         }
     }
@@ -97,6 +106,7 @@ impl Link {
         let x = hash.probe(i);
         match self.layout {
             Layout::Native => reduce(x, self.bit_count()),
+            Layout::NativeMixed => reduce(mix64(x), self.bit_count()),
             Layout::RedisBloom | Layout::RedisBloom32 => x % self.bit_count(),
         }
     }

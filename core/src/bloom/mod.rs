@@ -4,6 +4,7 @@ pub mod args;
 pub mod builder;
 pub mod chain;
 pub mod link;
+pub mod rates;
 pub mod rdb;
 pub mod redisbloom_rdb;
 pub mod scandump;

@@ -309,7 +309,7 @@ mod tests {
             c.add(format!("new{i}").as_bytes(), u64::MAX).unwrap();
         }
         assert_eq!(c.links().len(), 2);
-        assert_eq!(c.links()[1].layout, Layout::Native);
+        assert_eq!(c.links()[1].layout, Layout::NativeMixed);
         assert_eq!(c.links()[1].capacity, 200);
         assert_eq!(c.links()[1].error, 0.0025);
         assert!(its.iter().all(|i| c.contains(i.as_bytes())));

@@ -5,6 +5,18 @@ use crate::args::{integer, is, unsigned, Refusal};
 use crate::errors;
 use crate::spec::CuckooSpec;
 
+/// A window word among a cuckoo command's options (rsbloom's own Bloom options: RedisBloom
+/// answers them with its arity or unknown-argument error), named and explained.
+fn refuse_window_words(options: &[&[u8]]) -> Result<(), Refusal> {
+    match options
+        .iter()
+        .find(|a| ["SLIDING", "WINDOW", "AT"].iter().any(|w| is(a, w)))
+    {
+        Some(word) => Err(Refusal::Named(errors::window_word_on_cuckoo(word))),
+        None => Ok(()),
+    }
+}
+
 /// What `CF.RESERVE` asks for.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub struct Reserve {
@@ -23,6 +35,7 @@ pub struct Reserve {
 /// rounded up to a power of two.
 pub fn reserve(argv: &[&[u8]]) -> Result<Reserve, Refusal> {
     use errors::cf;
+    refuse_window_words(&argv[argv.len().min(3)..])?;
     if argv.len() < 3 || argv.len().is_multiple_of(2) {
         return Err(Refusal::Arity);
     }
@@ -74,11 +87,14 @@ pub fn reserve(argv: &[&[u8]]) -> Result<Reserve, Refusal> {
     }
     let [max_iterations, bucket_size, expansion] = values;
     let known = ["MAXITERATIONS", "BUCKETSIZE", "EXPANSION", "SEED"];
-    if argv[3..]
+    if let Some(pair) = argv[3..]
         .chunks_exact(2)
-        .any(|pair| !known.iter().any(|k| is(pair[0], k)))
+        .find(|pair| !known.iter().any(|k| is(pair[0], k)))
     {
-        return refuse(errors::cf::UNKNOWN_RESERVE_ARGUMENT);
+        return Err(Refusal::Named(errors::unknown_argument(
+            "CF.RESERVE",
+            pair[0],
+        )));
     }
     let seed = match value_of("SEED") {
         None => None,
@@ -132,6 +148,11 @@ pub fn insert(argv: &[&[u8]]) -> Result<Insert, Refusal> {
     if argv.len() < 4 {
         return Err(Refusal::Arity);
     }
+    let options_end = argv[2..]
+        .iter()
+        .position(|a| a.first().is_some_and(|c| c.eq_ignore_ascii_case(&b'i')))
+        .map_or(argv.len(), |at| at + 2);
+    refuse_window_words(&argv[2..options_end])?;
     let mut capacity = CuckooSpec::DEFAULT_CAPACITY;
     let mut nocreate = false;
     let mut i = 2;
@@ -238,8 +259,20 @@ mod tests {
         );
         assert_eq!(
             refused("CF.RESERVE k 1000 COLOUR 4"),
-            reply(cf::UNKNOWN_RESERVE_ARGUMENT)
+            Some(Refusal::Named(errors::unknown_argument(
+                "CF.RESERVE",
+                b"COLOUR"
+            )))
         );
+        // Bloom filters' window words, named; before the arity check, which they would fail.
+        for line in ["CF.RESERVE k 1000 SLIDING", "CF.RESERVE k 1000 window 60"] {
+            let word = line.split(' ').nth(3).unwrap().as_bytes();
+            assert_eq!(
+                refused(line),
+                Some(Refusal::Named(errors::window_word_on_cuckoo(word))),
+                "{line}"
+            );
+        }
         assert_eq!(
             refused("CF.RESERVE k 1000 SEED -1"),
             reply(errors::BAD_SEED)
@@ -301,5 +334,18 @@ mod tests {
             reply(cf::CAPACITY_RANGE)
         );
         assert_eq!(refused("CF.INSERT k ITEMS"), Some(Refusal::Arity));
+        for line in ["CF.INSERT k SLIDING ITEMS a", "CF.INSERT k AT 5 ITEMS a"] {
+            let word = line.split(' ').nth(2).unwrap().as_bytes();
+            assert_eq!(
+                refused(line),
+                Some(Refusal::Named(errors::window_word_on_cuckoo(word))),
+                "{line}"
+            );
+        }
+        // An item named like a window word is an item.
+        assert_eq!(
+            insert_of("CF.INSERT k ITEMS WINDOW AT").map(|i| i.first_item),
+            Ok(3)
+        );
     }
 }

@@ -33,6 +33,15 @@ impl WindowOptions {
         Ok(true)
     }
 
+    /// The window these options ask for, None when neither was given.
+    pub(crate) fn requested(self) -> Option<Window> {
+        match (self.sliding, self.seconds) {
+            (true, _) => Some(Window::Count),
+            (false, Some(seconds)) => Some(Window::Time { seconds }),
+            (false, None) => None,
+        }
+    }
+
     /// The spec these options make of the others, or the error for a combination that makes
     /// no sense.
     pub(crate) fn spec(
@@ -63,6 +72,44 @@ impl WindowOptions {
             growth,
             window,
         })
+    }
+}
+
+/// Why `BF.INSERT`'s window words cannot apply, named and explained; None when they do.
+/// `requested` is its `SLIDING` or `WINDOW s` (None without either), `at` its `AT`, and `has`
+/// the window of the filter it adds to: the existing filter's, or the one it is about to
+/// create; None for a missing key under NOCREATE. Without window words nothing is refused
+/// (RedisBloom's own creation options are ignored on an existing filter, as RedisBloom does).
+pub fn insert_refusal(
+    requested: Option<Window>,
+    at: Option<u64>,
+    has: Option<Window>,
+) -> Option<String> {
+    let word = |w: Window| match w {
+        Window::Time { seconds } => format!("WINDOW {seconds}"),
+        _ => "SLIDING".to_string(),
+    };
+    let describe = |w: Window| match w {
+        Window::Unbounded => "has no window (it was created without SLIDING or WINDOW)".into(),
+        Window::Count => "is a count window (SLIDING)".into(),
+        Window::Time { seconds } => format!("is a time window (WINDOW {seconds})"),
+    };
+    match (requested, has) {
+        (Some(w), None) => Some(format!(
+            "ERR {} applies only when BF.INSERT creates the filter, and NOCREATE forbids \
+             creating this missing key",
+            word(w)
+        )),
+        (Some(w), Some(has)) if w != has => Some(format!(
+            "ERR {} does not apply: the filter exists and {}",
+            word(w),
+            describe(has)
+        )),
+        (_, Some(has)) if at.is_some() && !matches!(has, Window::Time { .. }) => Some(format!(
+            "ERR AT applies only to time windows (WINDOW seconds): the filter {}",
+            describe(has)
+        )),
+        _ => None,
     }
 }
 
@@ -144,6 +191,45 @@ mod tests {
         // A filter without a window takes any rate.
         let plain = WindowOptions::default().spec(1e-300, 10, Growth::Fixed, false);
         assert_eq!(plain.map(|s| s.error), Ok(1e-300));
+    }
+
+    #[test]
+    fn window_words_that_cannot_apply_are_refused_by_name() {
+        let (count, minute) = (Window::Count, Window::Time { seconds: 60 });
+        let refusal = |requested, at, has| insert_refusal(requested, at, has);
+        // What applies: nothing asked, the same window, AT on a time window.
+        assert_eq!(refusal(None, None, Some(Window::Unbounded)), None);
+        assert_eq!(refusal(Some(count), None, Some(count)), None);
+        assert_eq!(refusal(Some(minute), Some(5), Some(minute)), None);
+        assert_eq!(refusal(None, Some(5), Some(minute)), None);
+        assert_eq!(
+            refusal(None, Some(5), None),
+            None,
+            "NOCREATE's own not-found"
+        );
+        let text = |requested, at, has| refusal(requested, at, has).expect("a refusal");
+        assert_eq!(
+            text(Some(minute), None, Some(Window::Unbounded)),
+            "ERR WINDOW 60 does not apply: the filter exists and has no window (it was \
+             created without SLIDING or WINDOW)"
+        );
+        assert_eq!(
+            text(Some(count), None, Some(Window::Time { seconds: 5 })),
+            "ERR SLIDING does not apply: the filter exists and is a time window (WINDOW 5)"
+        );
+        assert!(text(Some(Window::Time { seconds: 61 }), None, Some(minute))
+            .starts_with("ERR WINDOW 61 does not apply"));
+        assert_eq!(
+            text(Some(count), None, None),
+            "ERR SLIDING applies only when BF.INSERT creates the filter, and NOCREATE forbids \
+             creating this missing key"
+        );
+        assert_eq!(
+            text(None, Some(5), Some(count)),
+            "ERR AT applies only to time windows (WINDOW seconds): the filter is a count \
+             window (SLIDING)"
+        );
+        assert!(text(None, Some(5), Some(Window::Unbounded)).starts_with("ERR AT applies only"));
     }
 
     #[test]

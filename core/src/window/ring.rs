@@ -2,7 +2,7 @@
 //! ([`Ring`]); slices grown for a burst, and those of filters saved before the blocked layout,
 //! keep an array each ([`Slice`]).
 
-use crate::hash::{reduce, ItemHash};
+use crate::hash::{mix64, reduce, ItemHash};
 use crate::hints;
 use crate::sizing::{words_as_bytes, words_as_bytes_mut};
 use crate::sizing::{MAX_LINK_BITS, WORD_BITS};
@@ -13,10 +13,7 @@ use crate::window::sliding::OPEN;
 /// The hash multiplier of slice number `generation`: odd, and far from those of its
 /// neighbours (SplitMix64's finaliser of the number).
 pub(super) fn salt(generation: u64) -> u64 {
-    let mut x = generation.wrapping_add(0x9e37_79b9_7f4a_7c15);
-    x = (x ^ (x >> 30)).wrapping_mul(0xbf58_476d_1ce4_e5b9);
-    x = (x ^ (x >> 27)).wrapping_mul(0x94d0_49bb_1331_11eb);
-    (x ^ (x >> 31)) | 1
+    mix64(generation.wrapping_add(0x9e37_79b9_7f4a_7c15)) | 1
 }
 
 /// The 64 bits of an item's hash that pick its bit in every slice.

@@ -20,7 +20,8 @@ use crate::datatype::Stored;
 use crate::redis::{Args, Ctx, KeyContent, Word};
 use crate::stats::{self, Work};
 use rsbloom_core::bloom::args;
-use rsbloom_core::{errors, AddOutcome, Filter, FilterError, FilterSpec};
+use rsbloom_core::window::args::insert_refusal;
+use rsbloom_core::{errors, AddOutcome, Filter, FilterError, FilterSpec, Window};
 
 pub fn add(ctx: &Ctx, a: &Args) {
     if a.len() != 3 {
@@ -32,7 +33,7 @@ pub fn add(ctx: &Ctx, a: &Args) {
         2,
         false,
         Some(config::default_spec()),
-        None,
+        (None, None),
         c"bf.add",
     );
 }
@@ -47,7 +48,7 @@ pub fn madd(ctx: &Ctx, a: &Args) {
         2,
         true,
         Some(config::default_spec()),
-        None,
+        (None, None),
         c"bf.madd",
     );
 }
@@ -55,7 +56,15 @@ pub fn madd(ctx: &Ctx, a: &Args) {
 /// BF.INSERT, its options parsed by [`args::insert`].
 pub fn insert(ctx: &Ctx, a: &Args) {
     match args::insert(&a.to_vec(), config::default_spec()) {
-        Ok(i) => add_items(ctx, a, i.first_item, true, i.create, i.at, c"bf.insert"),
+        Ok(i) => add_items(
+            ctx,
+            a,
+            i.first_item,
+            true,
+            i.create,
+            (i.window, i.at),
+            c"bf.insert",
+        ),
         Err(refusal) => refuse(ctx, refusal),
     }
 }
@@ -63,21 +72,32 @@ pub fn insert(ctx: &Ctx, a: &Args) {
 /// Adds `a[first..]` to the filter at `a[1]`, replying one result (or an array of them when
 /// `multi`). A missing key is created as `create_as` says (see [`create`]), or is `ERR not
 /// found` when `create_as` is None (INSERT's NOCREATE). A full NONSCALING filter ends the array
-/// with its error, as RedisBloom does. A time window adds at `at`, or else the server's clock.
+/// with its error, as RedisBloom does. `(window, at)` are INSERT's window words: the window
+/// it asks for, which an existing filter must have, and the time a time window adds at (else
+/// the server's clock); words that cannot apply are refused before anything changes.
 fn add_items(
     ctx: &Ctx,
     a: &Args,
     first: usize,
     multi: bool,
     create_as: Option<FilterSpec>,
-    at: Option<u64>,
+    (window, at): (Option<Window>, Option<u64>),
     event: &std::ffi::CStr,
 ) {
     let mut key = ctx.open_key(a, 1, true);
+    let refused = |has| insert_refusal(window, at, has).map(|text| ctx.reply_error(&text));
     let filter: &mut Filter = match key.content::<Filter>() {
         KeyContent::Other => return ctx.reply_error(errors::WRONG_TYPE),
-        KeyContent::Value(filter) => filter,
+        KeyContent::Value(filter) => {
+            if refused(Some(filter.window())).is_some() {
+                return;
+            }
+            filter
+        }
         KeyContent::Empty => {
+            if refused(create_as.map(|spec| spec.window)).is_some() {
+                return;
+            }
             let Some(spec) = create_as else {
                 return ctx.reply_error(errors::NOT_FOUND);
             };
