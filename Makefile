@@ -87,6 +87,7 @@ MAIN_TESTS  := $(filter-out $(SCALE_TESTS),$(ALL_TESTS))
 
 test: deps
 	$(CARGO) build --release
+	$(CARGO) test --release -p rsbloom-core
 	$(CARGO) test --release --lib $(addprefix --test ,$(MAIN_TESTS)) -- --test-threads=2
 	$(MAKE) --no-print-directory test-cluster
 	$(MAKE) --no-print-directory test-big

@@ -172,6 +172,7 @@ impl Numeric {
                 name: load_arg,
                 min,
                 max,
+                memory: flags & raw::REDISMODULE_CONFIG_MEMORY != 0,
             },
             flags,
             cell,

@@ -113,7 +113,7 @@ unsafe fn load(
     }
     let yes_no = |b: bool| if b { "yes" } else { "no" };
     context.log_notice(&format!(
-        "rsbloom {} loaded as module 'bf' {MODULE_VERSION} on {} {}: ACL categories {} (@bloom {}), atomic slot migration {}; bf.error-rate {} bf.initial-size {} bf.expansion {} bf.max-filter-bytes {}",
+        "rsbloom {} loaded as module 'bf' {MODULE_VERSION} on {} {}: ACL categories {} (@bloom {}), atomic slot migration {}; bf.error-rate {} bf.initial-size {} bf.expansion {} bf.max-filter-bytes {} bf.cf-max-expansions {}",
         env!("CARGO_PKG_VERSION"),
         caps.server,
         caps.version,
@@ -123,7 +123,8 @@ unsafe fn load(
         config::error_rate(),
         config::initial_size(),
         config::expansion(),
-        config::max_filter_bytes()
+        config::max_filter_bytes(),
+        config::cf_max_expansions()
     ));
     raw::Status::Ok as c_int
 }

@@ -268,6 +268,41 @@ fn load_args_show_in_config_get() {
     assert_eq!(capacity(&mut c, "k"), int(300));
     assert_eq!(expansion(&mut c, "k"), Reply::Nil);
     assert_eq!(first_link_field(&mut c, "k", "ratio"), "0.001");
+    // The load log line names every setting, with its value.
+    let log = s.log();
+    let line = log
+        .lines()
+        .find(|l| l.contains("loaded as module 'bf'"))
+        .expect("the load line");
+    for setting in [
+        "bf.error-rate 0.001",
+        "bf.initial-size 300",
+        "bf.expansion 0",
+        "bf.max-filter-bytes 1000000",
+        "bf.cf-max-expansions 32",
+    ] {
+        assert!(line.contains(setting), "{setting} in {line}");
+    }
+}
+
+/// `MAX_FILTER_BYTES` takes the units of `bf.max-filter-bytes` (`1gb`), and names them when
+/// a value is refused.
+#[test]
+fn the_memory_load_argument_takes_the_configs_units() {
+    for (given, bytes) in [("1gb", 1u64 << 30), ("64MB", 64 << 20), ("5k", 5000)] {
+        let s = Server::with_args(&["MAX_FILTER_BYTES", given], &[]);
+        let mut c = s.conn();
+        assert_eq!(all_configs(&mut c)[3], bytes.to_string(), "{given}");
+    }
+    for given in ["1tb", "1.5gb", "gb", "63"] {
+        match Server::try_with_args(&["MAX_FILTER_BYTES", given], &[]) {
+            Ok(_) => panic!("module loaded with MAX_FILTER_BYTES {given}"),
+            Err(log) => assert!(
+                log.contains("MAX_FILTER_BYTES must be a byte count from 64 to"),
+                "{given}: {log}"
+            ),
+        }
+    }
 }
 
 #[test]

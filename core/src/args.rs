@@ -66,6 +66,25 @@ pub enum Refusal {
     Named(String),
 }
 
+/// Parses a byte count as Redis parses its memory configs (`memtoull`): digits, then an
+/// optional unit, ignoring case: `b`, `k` (1000), `kb` (1024), `m`, `mb`, `g`, `gb`. So the
+/// module argument `MAX_FILTER_BYTES 1gb` means what `bf.max-filter-bytes 1gb` does.
+pub fn bytes(arg: &[u8]) -> Option<i64> {
+    let digits = arg.iter().take_while(|b| b.is_ascii_digit()).count();
+    let (number, unit) = arg.split_at(digits);
+    let scale: i64 = match unit.to_ascii_lowercase().as_slice() {
+        b"" | b"b" => 1,
+        b"k" => 1000,
+        b"kb" => 1 << 10,
+        b"m" => 1_000_000,
+        b"mb" => 1 << 20,
+        b"g" => 1_000_000_000,
+        b"gb" => 1 << 30,
+        _ => return None,
+    };
+    integer(number)?.checked_mul(scale)
+}
+
 /// `arg` as text for an error line, lossily.
 pub fn text(arg: &[u8]) -> String {
     String::from_utf8_lossy(arg).into_owned()
@@ -81,6 +100,8 @@ pub struct IntegerArg {
     pub min: i64,
     /// The largest value taken.
     pub max: i64,
+    /// A byte count, which takes units as the config does (`1gb`: see [`bytes`]).
+    pub memory: bool,
 }
 
 /// The module load arguments given, parsed.
@@ -113,9 +134,18 @@ pub fn load_args(argv: &[&[u8]], integers: &[IntegerArg]) -> Result<LoadArgs, St
                 .ok_or_else(|| got("a number between 0 and 1, exclusive".into()))?;
             out.error_rate = Some(rate);
         } else if let Some(at) = integers.iter().position(|arg| is(name, arg.name)) {
-            let IntegerArg { min, max, .. } = integers[at];
-            match integer(value) {
+            let IntegerArg {
+                min, max, memory, ..
+            } = integers[at];
+            let parsed = if memory { bytes(value) } else { integer(value) };
+            match parsed {
                 Some(n) if (min..=max).contains(&n) => out.integers.push((at, n)),
+                _ if memory => {
+                    return Err(got(format!(
+                        "a byte count from {min} to {max}, with an optional unit (b, k, kb, m, \
+                         mb, g, gb)"
+                    )))
+                }
                 _ => return Err(got(format!("an integer from {min} to {max}"))),
             }
         } else {
@@ -195,17 +225,48 @@ mod tests {
     }
 
     #[test]
+    fn byte_counts_take_the_configs_units() {
+        assert_eq!(bytes(b"1gb"), Some(1 << 30));
+        assert_eq!(bytes(b"1GB"), Some(1 << 30));
+        assert_eq!(bytes(b"64mb"), Some(64 << 20));
+        assert_eq!(bytes(b"3k"), Some(3000));
+        assert_eq!(bytes(b"3kb"), Some(3072));
+        assert_eq!(bytes(b"2g"), Some(2_000_000_000));
+        assert_eq!(bytes(b"100"), Some(100));
+        assert_eq!(bytes(b"100b"), Some(100));
+        for bad in [
+            &b"gb"[..],
+            b"1tb",
+            b"1 gb",
+            b"-1gb",
+            b"1.5gb",
+            b"",
+            b"9223372036854775807kb",
+        ] {
+            assert_eq!(bytes(bad), None, "{bad:?}");
+        }
+    }
+
+    #[test]
     fn load_args_take_their_ranges_from_the_table() {
         let table = [
             IntegerArg {
                 name: "INITIAL_SIZE",
                 min: 1,
                 max: 10,
+                memory: false,
             },
             IntegerArg {
                 name: "EXPANSION",
                 min: 0,
                 max: 5,
+                memory: false,
+            },
+            IntegerArg {
+                name: "MAX_FILTER_BYTES",
+                min: 64,
+                max: i64::MAX,
+                memory: true,
             },
         ];
         let parse = |line: &str| {

@@ -9,16 +9,24 @@ use rsbloom_core::bloom::args as bloom_args;
 use rsbloom_core::{FilterSpec, Growth, Window};
 
 /// The module's integer load arguments, with ranges like the config table's.
-const INTEGER_ARGS: [IntegerArg; 2] = [
+const INTEGER_ARGS: [IntegerArg; 3] = [
     IntegerArg {
         name: "INITIAL_SIZE",
         min: 1,
         max: i64::MAX,
+        memory: false,
     },
     IntegerArg {
         name: "EXPANSION",
         min: 0,
         max: u32::MAX as i64,
+        memory: false,
+    },
+    IntegerArg {
+        name: "MAX_FILTER_BYTES",
+        min: 64,
+        max: i64::MAX,
+        memory: true,
     },
 ];
 
@@ -123,6 +131,7 @@ fn check_reserve(argv: &[&[u8]], default_expansion: u32) {
             argv.len()
         ),
         Err(Refusal::Reply(text)) => assert!(!text.is_empty()),
+        Err(Refusal::Named(text)) => assert!(text.starts_with("ERR ")),
     }
 }
 
@@ -144,7 +153,7 @@ fn check_insert(argv: &[&[u8]]) {
                 check_replicated(&spec, 7);
             }
         }
-        Err(Refusal::Arity) | Err(Refusal::Reply(_)) => {}
+        Err(Refusal::Arity | Refusal::Reply(_) | Refusal::Named(_)) => {}
     }
 }
 
