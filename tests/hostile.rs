@@ -772,7 +772,11 @@ fn reserve_option_cases(c: &mut Cases) {
                 b"100",
                 junk.as_bytes(),
             ]),
-            err(&texts::unknown_argument("BF.RESERVE", junk)),
+            // Quoted printable: the NUL as \x00 (a reply line can hold no NUL).
+            err(&texts::unknown_argument(
+                "BF.RESERVE",
+                &junk.replace('\0', "\\x00"),
+            )),
         );
     }
     // rsbloom's SEED option

@@ -85,9 +85,25 @@ pub fn bytes(arg: &[u8]) -> Option<i64> {
     integer(number)?.checked_mul(scale)
 }
 
-/// `arg` as text for an error line, lossily.
+/// Bytes of an argument an error line quotes at the most; a longer one ends in `...`.
+const QUOTED_BYTES: usize = 64;
+
+/// `arg` as an error line may quote it: printable ASCII as it is, every other byte as `\xNN`
+/// (a reply line may hold no CR, LF or NUL, and Redis refuses such an error: "ERR invalid
+/// error text"), at most [`QUOTED_BYTES`] bytes of it.
 pub fn text(arg: &[u8]) -> String {
-    String::from_utf8_lossy(arg).into_owned()
+    let mut out = String::new();
+    for &b in arg.iter().take(QUOTED_BYTES) {
+        if b.is_ascii_graphic() || b == b' ' {
+            out.push(char::from(b));
+        } else {
+            out.push_str(&format!("\\x{b:02x}"));
+        }
+    }
+    if arg.len() > QUOTED_BYTES {
+        out.push_str("...");
+    }
+    out
 }
 
 /// An integer module load argument: its name and the range of its value (the range of the
@@ -222,6 +238,16 @@ mod tests {
         ] {
             assert_eq!(double(bad), None, "{bad:?}");
         }
+    }
+
+    #[test]
+    fn quoted_arguments_are_printable_and_short() {
+        assert_eq!(text(b"NONSCALNG"), "NONSCALNG");
+        assert_eq!(text(b"a b"), "a b");
+        assert_eq!(text(b"\0\r\n\xff"), "\\x00\\x0d\\x0a\\xff");
+        assert_eq!(text("é".as_bytes()), "\\xc3\\xa9");
+        let long = text(&[b'x'; 100]);
+        assert_eq!(long, format!("{}...", "x".repeat(64)));
     }
 
     #[test]
