@@ -90,7 +90,7 @@ const QUOTED_BYTES: usize = 64;
 
 /// `arg` as an error line may quote it: printable ASCII as it is, every other byte as `\xNN`
 /// (a reply line may hold no CR, LF or NUL, and Redis refuses such an error: "ERR invalid
-/// error text"), at most [`QUOTED_BYTES`] bytes of it.
+/// error text"), at most `QUOTED_BYTES` (64) bytes of it.
 pub fn text(arg: &[u8]) -> String {
     let mut out = String::new();
     for &b in arg.iter().take(QUOTED_BYTES) {
