@@ -4,6 +4,7 @@
 use crate::bloom::chain::Chain;
 use crate::outcome::{AddOutcome, FilterError};
 use crate::spec::{FilterSpec, Window};
+use crate::window::rotating::Rotating;
 use crate::window::sliding::Sliding;
 
 /// A Bloom filter of either kind.
@@ -11,8 +12,11 @@ use crate::window::sliding::Sliding;
 pub enum Filter {
     /// A scaling chain of links (RedisBloom's filters).
     Chain(Chain),
-    /// A window filter, which forgets.
+    /// A window filter of the first layout (age-partitioned), loaded from data saved before
+    /// the rotating one.
     Sliding(Sliding),
+    /// A window filter of the rotating layout: every new one.
+    Rotating(Rotating),
 }
 
 impl Filter {
@@ -21,7 +25,7 @@ impl Filter {
         match spec.window {
             Window::Unbounded => Chain::new(spec, seed, max_bytes).map(Filter::Chain),
             Window::Count | Window::Time { .. } => {
-                Sliding::new(spec, seed, max_bytes).map(Filter::Sliding)
+                Rotating::new(spec, seed, max_bytes).map(Filter::Rotating)
             }
         }
     }
@@ -31,6 +35,7 @@ impl Filter {
         match self {
             Filter::Chain(_) => Window::Unbounded,
             Filter::Sliding(s) => s.kind(),
+            Filter::Rotating(r) => r.kind(),
         }
     }
 
@@ -39,6 +44,7 @@ impl Filter {
     pub fn time_clock(&self) -> Option<u64> {
         match self {
             Filter::Sliding(s) if matches!(s.kind(), Window::Time { .. }) => Some(s.clock()),
+            Filter::Rotating(r) if matches!(r.kind(), Window::Time { .. }) => Some(r.clock()),
             _ => None,
         }
     }
@@ -53,6 +59,7 @@ impl Filter {
         match self {
             Filter::Chain(c) => c.contains_many(items, answer),
             Filter::Sliding(s) => s.contains_many(items, now, answer),
+            Filter::Rotating(r) => r.contains_many(items, now, answer),
         }
     }
 
@@ -68,6 +75,7 @@ impl Filter {
         match self {
             Filter::Chain(c) => c.add_many(items, max_bytes, outcome),
             Filter::Sliding(s) => s.add_many(items, now, max_bytes, outcome),
+            Filter::Rotating(r) => r.add_many(items, now, max_bytes, outcome),
         }
     }
 
@@ -76,6 +84,7 @@ impl Filter {
         match self {
             Filter::Chain(c) => c.items(),
             Filter::Sliding(s) => s.card(now),
+            Filter::Rotating(r) => r.card(now),
         }
     }
 
@@ -84,6 +93,7 @@ impl Filter {
         match self {
             Filter::Chain(c) => c.items(),
             Filter::Sliding(s) => s.added(),
+            Filter::Rotating(r) => r.added(),
         }
     }
 
@@ -92,6 +102,7 @@ impl Filter {
         match self {
             Filter::Chain(c) => c.memory_usage(),
             Filter::Sliding(s) => s.memory_usage(),
+            Filter::Rotating(r) => r.memory_usage(),
         }
     }
 
@@ -100,6 +111,7 @@ impl Filter {
         match self {
             Filter::Chain(c) => c.bit_bytes(),
             Filter::Sliding(s) => s.bit_bytes(),
+            Filter::Rotating(r) => r.bit_bytes(),
         }
     }
 
@@ -108,6 +120,7 @@ impl Filter {
         match self {
             Filter::Chain(c) => c.links().iter().map(|l| l.bytes()).collect(),
             Filter::Sliding(s) => s.bit_arrays().collect(),
+            Filter::Rotating(r) => r.bit_arrays().collect(),
         }
     }
 
@@ -116,6 +129,7 @@ impl Filter {
         match self {
             Filter::Chain(c) => c.links_mut().iter_mut().map(|l| l.bytes_mut()).collect(),
             Filter::Sliding(s) => s.bit_arrays_mut().collect(),
+            Filter::Rotating(r) => r.bit_arrays_mut().collect(),
         }
     }
 }

@@ -61,7 +61,7 @@ impl ItemHash {
 /// SplitMix64's finaliser: a bijection of 64-bit values whose every output bit depends on
 /// every input bit, so values in arithmetic progression come out as good as independent.
 #[inline(always)]
-pub fn mix64(x: u64) -> u64 {
+pub const fn mix64(x: u64) -> u64 {
     let x = (x ^ (x >> 30)).wrapping_mul(0xbf58_476d_1ce4_e5b9);
     let x = (x ^ (x >> 27)).wrapping_mul(0x94d0_49bb_1331_11eb);
     x ^ (x >> 31)

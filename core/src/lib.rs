@@ -31,6 +31,7 @@ pub mod errors;
 pub mod filter;
 pub mod hash;
 pub mod hints;
+pub mod lines;
 pub mod lookahead;
 pub mod outcome;
 pub mod rdb;

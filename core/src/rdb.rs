@@ -31,6 +31,19 @@
 //!   unsigned  generation, started, ended, count, load, capacity, level, bits
 //!   string*   the bit array, as a link's (none for a slice in the ring: 0 bits of its own)
 //! ```
+//! A window filter of the rotating layout ([`crate::window::rotating`]) has flags `WINDOW` and
+//! bit 3 (`ROTATING`), and these fields:
+//!
+//! ```text
+//! unsigned  kind, seed       1 count window, 2 time window; the hash seed
+//! double    error
+//! unsigned  capacity, window, span, generations (r), hashes, blocks, generation items,
+//!           expansion (0: does not grow), clock
+//! string*   the interleaved base arrays of the r + 1 slots, as a link's bits
+//! per slot (r + 1 of them, slot 0 first):
+//!   unsigned  generation (2^64 - 1: none yet), load, limit, extras
+//!   per extra: unsigned hashes, blocks, capacity, load; string* its bits
+//! ```
 //! Filters saved before the blocked layout have flags `WINDOW` alone and a bit array per
 //! slice; they still load, and keep that layout.
 //! Splitting the bit array keeps Redis's per-string work (LZF attempt, read buffer) bounded
@@ -50,12 +63,16 @@ pub(crate) const FLAG_WINDOW: u64 = 2;
 /// With [`FLAG_WINDOW`]: the blocked layout, the ring's bits before the slices (an older
 /// rsbloom refuses the flags cleanly).
 pub(crate) const FLAG_RING: u64 = 4;
+/// With [`FLAG_WINDOW`]: the rotating layout ([`crate::window::rotating`]), whose fields follow
+/// instead (an older rsbloom refuses the flags cleanly).
+pub(crate) const FLAG_ROTATING: u64 = 8;
 
 /// Writes a filter.
 pub fn encode(filter: &Filter, w: &mut impl FieldWriter) {
     match filter {
         Filter::Chain(chain) => bloom::rdb::encode(chain, w),
         Filter::Sliding(sliding) => window::rdb::encode(sliding, w),
+        Filter::Rotating(rotating) => window::rotating::rdb::encode(rotating, w),
     }
 }
 
@@ -67,6 +84,9 @@ pub fn decode(r: &mut impl FieldReader) -> Result<Filter, DecodeError> {
         FLAG_WINDOW => window::rdb::decode(r, items, false).map(Filter::Sliding),
         f if f == FLAG_WINDOW | FLAG_RING => {
             window::rdb::decode(r, items, true).map(Filter::Sliding)
+        }
+        f if f == FLAG_WINDOW | FLAG_ROTATING => {
+            window::rotating::rdb::decode(r, items).map(Filter::Rotating)
         }
         0 | FLAG_NONSCALING => bloom::rdb::decode(r, items, flags).map(Filter::Chain),
         _ => Err(DecodeError::UnknownFlags),

@@ -26,6 +26,17 @@
 //! slice in the ring has 0 bits of its own. Older rsbloom builds refuse the option bits;
 //! RedisBloom refuses the length (it expects `20 + 53n` bytes), so neither misreads it.
 //!
+//! With [`OPT_ROTATING`] instead of [`OPT_RING`] (the rotating layout), the array count goes
+//! where the link count goes, and after the 20 bytes:
+//!
+//! ```text
+//! u8 kind  u64 seed  f64 error  u64 capacity  u64 window  u64 span  u32 generations  u32 hashes
+//! u64 blocks  u64 generation items  u64 clock
+//! per slot (r + 1), 28 bytes: u64 generation  u64 load  u64 limit  u32 extras
+//!   per extra, 28 bytes: u32 hashes  u64 blocks  u64 capacity  u64 load
+//! ```
+//! Its data is the interleaved base arrays, then each slot's extras.
+//!
 //! The data of all links (or slices) is one concatenated byte stream; iterator `it >= 1` names position
 //! `it - 1` in it. A chunk runs from there to the end of the link holding that position, at most
 //! [`MAX_CHUNK`] bytes, and is answered with the iterator `it + len` that fetches the next one.
@@ -51,6 +62,8 @@ pub const OPT_RSBLOOM: u32 = 0x100;
 pub const OPT_WINDOW: u32 = 0x200;
 /// With [`OPT_WINDOW`]: the blocked layout, whose ring's bits come first.
 pub const OPT_RING: u32 = 0x400;
+/// With [`OPT_WINDOW`]: the rotating layout, whose own fields follow instead.
+pub const OPT_ROTATING: u32 = 0x800;
 /// Every option bit RedisBloom defines.
 pub const REDISBLOOM_OPTIONS: u32 = OPT_NOROUND | OPT_ENTS_IS_BITS | OPT_FORCE64 | OPT_NONSCALING;
 /// The fields every Bloom header starts with: items, links (or slices), options, expansion.
@@ -209,6 +222,7 @@ pub fn header(filter: &Filter) -> Vec<u8> {
     match filter {
         Filter::Chain(chain) => bloom::scandump::header(chain),
         Filter::Sliding(sliding) => window::scandump::header(sliding),
+        Filter::Rotating(rotating) => window::rotating::scandump::header(rotating),
     }
 }
 
@@ -256,6 +270,10 @@ pub fn filter_from_header(
     let nlinks = f.u32();
     let options = f.u32();
     let expansion = f.u32();
+    if options == window::rotating::scandump::OPTIONS {
+        return window::rotating::scandump::from_header(f, items, nlinks, expansion, max_bytes)
+            .map(Filter::Rotating);
+    }
     if options & !OPT_RING == window::scandump::OPTIONS {
         let ring = options & OPT_RING != 0;
         return window::scandump::from_header(f, items, nlinks, expansion, ring, max_bytes)

@@ -14,6 +14,7 @@ use rsbloom_core::bloom::redisbloom_rdb;
 use rsbloom_core::sizing::{self, REDISBLOOM_LN2};
 use rsbloom_core::cuckoo::{rdb as cuckoo_rdb, scandump as cuckoo_scandump};
 use rsbloom_core::{Cuckoo, CuckooSpec};
+use rsbloom_core::window::rotating::Rotating;
 use rsbloom_core::{rdb, scandump, Chain, Filter, FilterSpec, Growth, Sliding, Window};
 use rsbloom_fuzz::{decode_dump, decode_rdb, encode_dump, encode_rdb, fields_of, CHUNKS_LIMIT};
 
@@ -76,6 +77,23 @@ fn window(window: Window, growth: Growth, items: u32) -> Sliding {
     let mut f = Sliding::new(&spec, 0x7769_6e64, u64::MAX).expect("seed window");
     for i in 0..items {
         let now = 1_700_000_000_000 + u64::from(i) * 97;
+        let _ = f.add(format!("seed-{i}").as_bytes(), now, u64::MAX);
+    }
+    f
+}
+
+/// A window filter of the rotating layout, fed as [`window`] feeds one of the first layout
+/// (and past its capacity within a window: a burst with extras, when it grows).
+fn rotating(window: Window, growth: Growth, items: u32) -> Rotating {
+    let spec = FilterSpec {
+        error: 0.01,
+        capacity: 100,
+        growth,
+        window,
+    };
+    let mut f = Rotating::new(&spec, 0x726f_7461, u64::MAX).expect("seed window");
+    for i in 0..items {
+        let now = 1_700_000_000_000 + u64::from(i) * 3;
         let _ = f.add(format!("seed-{i}").as_bytes(), now, u64::MAX);
     }
     f
@@ -194,6 +212,14 @@ fn main() {
         (
             "window-empty",
             Filter::Sliding(window(Window::Time { seconds: 60 }, Growth::Fixed, 0)),
+        ),
+        (
+            "rotating-count",
+            Filter::Rotating(rotating(Window::Count, Growth::Fixed, 300)),
+        ),
+        (
+            "rotating-burst",
+            Filter::Rotating(rotating(Window::Time { seconds: 1 }, Growth::Scaling(2), 600)),
         ),
     ];
     for (name, chain) in &filters {

@@ -2,9 +2,10 @@
 //! moment with the fewest bits per window item ([`Design::for_error`]), from the exact
 //! false-positive rate of a run scan over slices of given fills ([`window_fpr`]).
 
+use crate::lines::LINE_BITS;
 use crate::sizing::MAX_LINK_BITS;
 use crate::sizing::WORD_BITS;
-use crate::window::ring::{Ring, LINE_BITS, MIN_SEGMENTS};
+use crate::window::ring::{Ring, MIN_SEGMENTS};
 use crate::window::sliding::supports_error;
 use crate::window::sliding::{HEADROOM, MAX_GENERATIONS, MAX_HASHES};
 

@@ -4,6 +4,7 @@
 
 use crate::hash::{mix64, reduce, ItemHash};
 use crate::hints;
+use crate::lines::{self, Line, LINE_BITS};
 use crate::sizing::{words_as_bytes, words_as_bytes_mut};
 use crate::sizing::{MAX_LINK_BITS, WORD_BITS};
 use crate::window::design::fill;
@@ -21,14 +22,6 @@ pub(super) fn salt(generation: u64) -> u64 {
 pub(super) fn key(h: &ItemHash) -> u64 {
     h.h1 ^ h.h2.rotate_left(32)
 }
-
-/// One cache line of a [`Ring`]: 512 bits, aligned so that a group's line is one miss.
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
-#[repr(C, align(64))]
-pub(super) struct Line([u64; 8]);
-
-/// Bits in a [`Line`].
-pub(super) const LINE_BITS: u64 = 512;
 
 /// Fewest and most generations per window, in multiples of `k`, the blocked layout takes:
 /// `k + l` slices fill lines of `(k + l) / k` segments (5 to 8 of 102 to 64 bits).
@@ -90,18 +83,7 @@ impl Ring {
         let (segments, segment_bits) = Ring::shape(hashes, generations).expect("a ring shape");
         let lines = slice_bits / segment_bits;
         let count = (hashes * lines) as usize;
-        let layout = std::alloc::Layout::array::<Line>(count.max(1)).expect("a ring's size");
-        // SAFETY: the layout is non-zero in size; a Line is eight u64s, for which all-zero
-        // bytes are a valid value, so the zeroed block is `count` initialised Lines, owned by
-        // the Box from here on (allocated by the global allocator, as Box frees it).
-        let mut data = unsafe {
-            let block = std::alloc::alloc_zeroed(layout).cast::<Line>();
-            if block.is_null() {
-                std::alloc::handle_alloc_error(layout);
-            }
-            Box::from_raw(std::ptr::slice_from_raw_parts_mut(block, count.max(1)))
-        };
-        hints::advise_huge_pages(&mut data);
+        let data = lines::zeroed(count);
         Ring {
             groups: hashes,
             segments,
@@ -131,29 +113,21 @@ impl Ring {
     }
 
     pub(super) fn words(&self) -> &[u64] {
-        // SAFETY: a Line is `repr(C)` over [u64; 8] with no padding, so the lines are exactly
-        // `8 * len` initialised u64s.
-        unsafe { std::slice::from_raw_parts(self.data.as_ptr().cast::<u64>(), self.data.len() * 8) }
+        lines::words(&self.data)
     }
 
     pub(super) fn words_mut(&mut self) -> &mut [u64] {
-        // SAFETY: as in `words`; any u64 is a valid value, so writes cannot break a Line.
-        unsafe {
-            std::slice::from_raw_parts_mut(
-                self.data.as_mut_ptr().cast::<u64>(),
-                self.data.len() * 8,
-            )
-        }
+        lines::words_mut(&mut self.data)
     }
 
     /// The ring's bits (little-endian words, lines in order), as the formats store them.
     pub fn bytes(&self) -> &[u8] {
-        words_as_bytes(self.words())
+        lines::bytes(&self.data)
     }
 
     /// The bits as bytes, for a decoder or LOADCHUNK to fill.
     pub fn bytes_mut(&mut self) -> &mut [u8] {
-        words_as_bytes_mut(self.words_mut())
+        lines::bytes_mut(&mut self.data)
     }
 
     /// Loads the item's line in every group.

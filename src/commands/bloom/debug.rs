@@ -3,6 +3,7 @@
 
 use crate::commands::with_value;
 use crate::redis::{Args, Ctx};
+use rsbloom_core::window::rotating::{Rotating, EMPTY};
 use rsbloom_core::window::sliding::{Sliding, OPEN};
 use rsbloom_core::Window;
 use rsbloom_core::{Chain, Filter};
@@ -15,6 +16,7 @@ pub fn debug(ctx: &Ctx, a: &Args) {
         let lines = match filter {
             Filter::Chain(chain) => lines(chain),
             Filter::Sliding(s) => window_lines(s, ctx.now_ms()),
+            Filter::Rotating(r) => rotating_lines(r, ctx.now_ms()),
         };
         ctx.reply_array(lines.len());
         for line in &lines {
@@ -81,6 +83,50 @@ fn window_lines(s: &Sliding, now: u64) -> Vec<String> {
         )
     });
     std::iter::once(head).chain(slices).collect()
+}
+
+/// `size:<items in window> window:<w> unit:<items|ms> clock:<c> layout:rotating hashes:<k>
+/// generations:<r> blocks:<b>`, then per slot: `slot:<s> generation:<number or none>
+/// live:<0|1> items:<taken> load:<base items>/<base limit> extras:<n>`, and after it one
+/// `extra hashes:<k> blocks:<b> load:<items>/<capacity>` line per extra array.
+fn rotating_lines(r: &Rotating, now: u64) -> Vec<String> {
+    let clock = r.clock_at(now);
+    let newest = r.generation_at(clock);
+    let unit = match r.kind() {
+        Window::Count | Window::Unbounded => "items",
+        Window::Time { .. } => "ms",
+    };
+    let mut lines = vec![format!(
+        "size:{} window:{} unit:{unit} clock:{clock} layout:rotating hashes:{} generations:{} \
+         blocks:{}",
+        r.card(now),
+        r.window(),
+        r.hashes(),
+        r.generations(),
+        r.blocks()
+    )];
+    for (i, slot) in r.slots().iter().enumerate() {
+        let generation = match slot.generation {
+            EMPTY => "none".to_string(),
+            g => g.to_string(),
+        };
+        let live = r.is_live(i, newest);
+        lines.push(format!(
+            "slot:{i} generation:{generation} live:{} items:{} load:{}/{} extras:{}",
+            u8::from(live),
+            slot.count(),
+            slot.load,
+            slot.limit,
+            slot.extras.len()
+        ));
+        for e in &slot.extras {
+            lines.push(format!(
+                "extra hashes:{} blocks:{} load:{}/{}",
+                e.hashes, e.blocks, e.load, e.capacity
+            ));
+        }
+    }
+    lines
 }
 
 /// Formats like C's `printf("%g")`: 6 significant digits, trailing zeros dropped, scientific

@@ -10,6 +10,7 @@ use crate::commands::{with_optional, with_value};
 use crate::redis::{Args, Ctx};
 use rsbloom_core::args;
 use rsbloom_core::errors;
+use rsbloom_core::window::rotating::Rotating;
 use rsbloom_core::window::sliding::Sliding;
 use rsbloom_core::Window;
 use rsbloom_core::{Filter, Growth};
@@ -31,6 +32,7 @@ const FIELDS: [Field; 5] = [
             Some(saturate(match f {
                 Filter::Chain(c) => c.capacity(),
                 Filter::Sliding(s) => s.capacity(),
+                Filter::Rotating(r) => r.capacity(),
             }))
         },
     },
@@ -46,6 +48,7 @@ const FIELDS: [Field; 5] = [
             Some(saturate(match f {
                 Filter::Chain(c) => c.links().len() as u64,
                 Filter::Sliding(s) => live_slices(s, now),
+                Filter::Rotating(r) => r.live_generations(now),
             }))
         },
     },
@@ -59,27 +62,76 @@ const FIELDS: [Field; 5] = [
         name: c"Expansion rate",
         value: |f, _| match f {
             Filter::Chain(c) => (!c.is_nonscaling()).then_some(i64::from(c.expansion())),
-            Filter::Sliding(s) => match s.growth() {
-                Growth::Fixed => None,
-                Growth::Scaling(n) => Some(i64::from(n)),
-            },
+            Filter::Sliding(s) => expansion(s.growth()),
+            Filter::Rotating(r) => expansion(r.growth()),
         },
     },
 ];
+
+fn expansion(growth: Growth) -> Option<i64> {
+    match growth {
+        Growth::Fixed => None,
+        Growth::Scaling(n) => Some(i64::from(n)),
+    }
+}
 
 /// Slices a read at `now` looks at.
 fn live_slices(s: &Sliding, now: u64) -> u64 {
     (s.slices().len() - s.first_live(s.clock_at(now))) as u64
 }
 
+/// What `BF.INFO key WINDOW` says of a window filter of either layout.
+struct WindowView {
+    layout: &'static CStr,
+    kind: Window,
+    /// The window and the slack, in the clock's units (inserts or milliseconds).
+    window: u64,
+    slack: u64,
+    /// Slices (first layout) or generations (rotating) a read looks at.
+    live: u64,
+    items: u64,
+    hashes: u32,
+}
+
+impl WindowView {
+    fn of(filter: &Filter, now: u64) -> Option<Self> {
+        match filter {
+            Filter::Chain(_) => None,
+            Filter::Sliding(s) => Some(WindowView {
+                layout: c"age-partitioned",
+                kind: s.kind(),
+                window: s.window(),
+                slack: s.slack(),
+                live: live_slices(s, now),
+                items: s.card(now),
+                hashes: s.hashes(),
+            }),
+            Filter::Rotating(r) => Some(WindowView::rotating(r, now)),
+        }
+    }
+
+    fn rotating(r: &Rotating, now: u64) -> Self {
+        WindowView {
+            layout: c"rotating",
+            kind: r.kind(),
+            window: r.window(),
+            slack: r.slack(),
+            live: r.live_generations(now),
+            items: r.card(now),
+            hashes: r.hashes(),
+        }
+    }
+}
+
 /// `BF.INFO key WINDOW`: a map (flat pairs in RESP2) of the window, its unit, the slack in that
-/// unit, the live slices, the items inside the window and the bits each item sets.
-fn reply_window(ctx: &Ctx, s: &Sliding, now: u64) {
-    let (unit, window, slack) = match s.kind() {
-        Window::Count | Window::Unbounded => (c"items", s.window(), s.slack()),
-        Window::Time { .. } => (c"seconds", s.window() / 1000, s.slack().div_ceil(1000)),
+/// unit, the live slices (or generations), the items inside the window, the bits each item
+/// sets, and the layout (`rotating`, or `age-partitioned` for a filter of the first layout).
+fn reply_window(ctx: &Ctx, w: &WindowView) {
+    let (unit, window, slack) = match w.kind {
+        Window::Count | Window::Unbounded => (c"items", w.window, w.slack),
+        Window::Time { .. } => (c"seconds", w.window / 1000, w.slack.div_ceil(1000)),
     };
-    ctx.reply_map(6);
+    ctx.reply_map(7);
     ctx.reply_simple_string(c"Window");
     ctx.reply_integer(saturate(window));
     ctx.reply_simple_string(c"Unit");
@@ -87,11 +139,13 @@ fn reply_window(ctx: &Ctx, s: &Sliding, now: u64) {
     ctx.reply_simple_string(c"Slack");
     ctx.reply_integer(saturate(slack));
     ctx.reply_simple_string(c"Slices");
-    ctx.reply_integer(saturate(live_slices(s, now)));
+    ctx.reply_integer(saturate(w.live));
     ctx.reply_simple_string(c"Items in window");
-    ctx.reply_integer(saturate(s.card(now)));
+    ctx.reply_integer(saturate(w.items));
     ctx.reply_simple_string(c"Hashes per item");
-    ctx.reply_integer(i64::from(s.hashes()));
+    ctx.reply_integer(i64::from(w.hashes));
+    ctx.reply_simple_string(c"Layout");
+    ctx.reply_simple_string(w.layout);
 }
 
 fn saturate(n: u64) -> i64 {
@@ -119,9 +173,9 @@ pub fn info(ctx: &Ctx, a: &Args) {
             return;
         }
         if args::is(a.get(2), "WINDOW") {
-            return match filter {
-                Filter::Sliding(s) => reply_window(ctx, s, now),
-                Filter::Chain(_) => ctx.reply_error(errors::NOT_A_WINDOW),
+            return match WindowView::of(filter, now) {
+                Some(view) => reply_window(ctx, &view),
+                None => ctx.reply_error(errors::NOT_A_WINDOW),
             };
         }
         let Some(f) = FIELDS.iter().find(|f| args::is(a.get(2), f.option)) else {

@@ -1,0 +1,87 @@
+//! Lookups: an item's `r + 1` base lines are consecutive (block `b` of every slot), requested
+//! together; a batch hashes and prefetches [`DEPTH`] items ahead, as a chain's batches do.
+
+use crate::hash::{reduce, ItemHash};
+use crate::hints;
+use crate::lookahead::answer_ahead;
+use crate::window::rotating::{holds, pattern, Rotating};
+
+/// Items a batch prepares ahead: each is `r + 1` lines in flight (the chains' 16 items are
+/// about as many lines).
+pub const DEPTH: usize = 8;
+
+impl Rotating {
+    /// An item's hash under this filter's seed.
+    #[inline]
+    pub fn hash(&self, item: &[u8]) -> ItemHash {
+        ItemHash::native(item, self.seed)
+    }
+
+    /// The first of the item's `r + 1` base lines (its block in slot 0).
+    #[inline(always)]
+    pub(crate) fn first_line(&self, h: &ItemHash) -> usize {
+        reduce(h.h1, self.blocks) as usize * self.slots.len()
+    }
+
+    /// Requests the item's base lines.
+    #[inline(always)]
+    pub(crate) fn prefetch(&self, h: &ItemHash) {
+        let first = self.first_line(h);
+        for line in &self.base[first..first + self.slots.len()] {
+            hints::prefetch(&line.0[0]);
+        }
+    }
+
+    /// Whether the item is in one of the slots of `live` (a mask).
+    #[inline]
+    pub(crate) fn holds_in(&self, h: &ItemHash, live: u32) -> bool {
+        let mask = pattern(h.h2, self.hashes);
+        let first = self.first_line(h);
+        let lines = &self.base[first..first + self.slots.len()];
+        let in_base = lines
+            .iter()
+            .enumerate()
+            .any(|(s, line)| live & 1 << s != 0 && holds(line, &mask));
+        in_base || (self.has_extras && self.in_extras(h, live))
+    }
+
+    /// Whether the item is in an extra array of one of the slots of `live`.
+    pub(crate) fn in_extras(&self, h: &ItemHash, live: u32) -> bool {
+        self.slots
+            .iter()
+            .enumerate()
+            .filter(|&(s, _)| live & 1 << s != 0)
+            .any(|(_, slot)| slot.extras.iter().any(|e| e.holds(h)))
+    }
+
+    /// The live slots a read at server time `now` (Unix ms) sees.
+    pub(crate) fn live_at(&self, now: u64) -> u32 {
+        self.live_mask(self.generation_at(self.clock_at(now)))
+    }
+
+    /// Whether the item may have been added within the window, at server time `now`.
+    pub fn contains(&self, item: &[u8], now: u64) -> bool {
+        self.holds_in(&self.hash(item), self.live_at(now))
+    }
+
+    /// Checks items in order at server time `now`, passing each answer on.
+    pub fn contains_many<'a>(
+        &self,
+        items: impl Iterator<Item = &'a [u8]>,
+        now: u64,
+        answer: impl FnMut(bool),
+    ) {
+        let live = self.live_at(now);
+        answer_ahead::<_, _, _, DEPTH>(
+            self,
+            items,
+            |f, item| {
+                let h = f.hash(item);
+                f.prefetch(&h);
+                h
+            },
+            |f, h| f.holds_in(&h, live),
+            answer,
+        );
+    }
+}

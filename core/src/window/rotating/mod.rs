@@ -1,0 +1,483 @@
+//! The second window layout: **rotating blocked generations**. New window filters have it;
+//! filters of the first layout ([`crate::window::sliding`]) keep theirs.
+//!
+//! A window of `W` items (or `T` seconds) is `r` generations of `W/r` items (or `T/r`
+//! seconds); the filter holds `r + 1` of them, each a Bloom filter **blocked** so that an
+//! item's `k` bits of one generation sit in one 64-byte line. Adds go to the newest
+//! generation; when the clock (inserts, or Unix milliseconds) enters a new generation, the
+//! oldest one is cleared and becomes the newest. A lookup is positive when any live generation
+//! holds the item. Every item of the last `W` inserts (or `T` seconds) is in a live
+//! generation, and an item leaves at most one generation (the **slack**, `1/r` window) after
+//! its time.
+//!
+//! Generation number `x` holds the inserts (or milliseconds) `x·span .. (x+1)·span` and lives
+//! in slot `x % (r+1)`; it is **live** at clock `c` while `c / span <= x + r`. A slot whose
+//! number is past that is stale: reads skip it, and the write that reuses it clears it. So no
+//! clock value, however far it jumps, can keep old generations alive.
+//!
+//! The slots' lines are **interleaved**: the `r + 1` lines of block `b` are consecutive, so a
+//! lookup's lines are one run of memory, all requested at once; an add writes one of them.
+//!
+//! Sizing ([`design`]): every generation at `ε_g = 1 − (1 − 0.9ε)^(1/(r+1))`, so the window's
+//! worst moment (every generation full) computes at 0.9 × the request; 1%: `r` 8, `k` 9,
+//! 17.4 bits per window item; 0.1%: `r` 8, `k` 12, 24.6.
+//!
+//! Bursts (a time window only): a generation's base array takes items while the window's
+//! computed rate, over every live array at its load, stays at most [`BASE_CEILING`] × the
+//! request (its **limit**, fixed when the generation starts). Past it, the generation grows
+//! an extra array of its own (a generation's items, then `EXPANSION` times the last, each at a
+//! `1/(r+1)` share of the rate left under [`BURST_CEILING`]), and the extras go with their
+//! generation.
+
+pub mod builder;
+pub mod design;
+pub mod lookup;
+pub mod rdb;
+pub mod scandump;
+pub mod write;
+
+#[cfg(test)]
+mod tests;
+
+use std::sync::atomic::{AtomicU64, Ordering};
+
+use crate::hash::{mix64, reduce, ItemHash};
+use crate::lines::{self, Line};
+use crate::outcome::FilterError;
+use crate::sizing::MAX_LINK_BITS;
+use crate::spec::{FilterSpec, Growth, Window};
+use crate::window::sliding::{HEADROOM, MAX_CLOCK};
+
+use design::{Design, BLOCK_BITS};
+
+/// Share of the request the computed rate of a time window may reach in a burst, its extras
+/// included: above [`HEADROOM`], which sizes the steady state, and below 1, so a measured rate
+/// stays under the request.
+pub const BURST_CEILING: f64 = (1.0 + HEADROOM) / 2.0;
+
+/// Share of the request up to which a generation's base array takes items: between the two,
+/// so that a generation a little over its share (a time window fed at its capacity) needs no
+/// extra, and a burst's extras have a budget left.
+pub const BASE_CEILING: f64 = (HEADROOM + BURST_CEILING) / 2.0;
+
+/// Most extra arrays one generation grows in a burst.
+pub const MAX_EXTRAS: usize = 32;
+
+/// The generation number of a slot that never held one.
+pub const EMPTY: u64 = u64::MAX;
+
+/// The multipliers that place an item's `k` bits in its block: fixed odd numbers, each bit
+/// the top 9 bits of the item's key times one of them.
+const SALTS: [u64; design::MAX_HASHES as usize] = {
+    let mut salts = [0u64; design::MAX_HASHES as usize];
+    let mut i = 0;
+    while i < salts.len() {
+        salts[i] = mix64(0x6a09_e667_f3bc_c909 ^ i as u64) | 1;
+        i += 1;
+    }
+    salts
+};
+
+/// An item's `k` bits in a block, as the block's eight words would hold them.
+#[inline(always)]
+pub(crate) fn pattern(key: u64, hashes: u32) -> [u64; 8] {
+    let mut mask = [0u64; 8];
+    for &salt in &SALTS[..hashes as usize] {
+        let bit = key.wrapping_mul(salt) >> 55;
+        mask[(bit >> 6) as usize] |= 1 << (bit & 63);
+    }
+    mask
+}
+
+/// Whether a line holds every bit of a pattern.
+#[inline(always)]
+pub(crate) fn holds(line: &Line, mask: &[u64; 8]) -> bool {
+    let missing = line
+        .0
+        .iter()
+        .zip(mask)
+        .fold(0, |missing, (word, bits)| missing | (bits & !word));
+    missing == 0
+}
+
+/// An array a generation grew in a burst: a blocked Bloom filter of its own.
+#[derive(Debug, Clone, PartialEq)]
+pub struct Extra {
+    /// Bits an item sets in its block.
+    pub hashes: u32,
+    /// Blocks (lines).
+    pub blocks: u64,
+    /// Items it is sized for.
+    pub capacity: u64,
+    /// Items added to it.
+    pub load: u64,
+    pub(crate) lines: Box<[Line]>,
+}
+
+impl Extra {
+    pub(crate) fn new(hashes: u32, blocks: u64, capacity: u64) -> Self {
+        Extra {
+            hashes,
+            blocks,
+            capacity,
+            load: 0,
+            lines: lines::zeroed(blocks as usize),
+        }
+    }
+
+    #[inline]
+    pub(crate) fn line_of(&self, h: &ItemHash) -> usize {
+        reduce(h.h1, self.blocks) as usize
+    }
+
+    pub(crate) fn holds(&self, h: &ItemHash) -> bool {
+        holds(&self.lines[self.line_of(h)], &pattern(h.h2, self.hashes))
+    }
+
+    /// Its bits, as the formats store them.
+    pub fn bytes(&self) -> &[u8] {
+        lines::bytes(&self.lines)
+    }
+}
+
+/// One of the `r + 1` places a generation lives in.
+#[derive(Debug, Clone, PartialEq)]
+pub struct Slot {
+    /// The generation it holds ([`EMPTY`] before its first).
+    pub generation: u64,
+    /// Items in its base array (its lines in the interleaved storage).
+    pub load: u64,
+    /// The most its base array takes: a generation's items for a count window, the burst
+    /// limit for a time window.
+    pub limit: u64,
+    /// Arrays it grew in a burst, oldest first.
+    pub extras: Vec<Extra>,
+}
+
+impl Slot {
+    pub(crate) fn empty() -> Self {
+        Slot {
+            generation: EMPTY,
+            load: 0,
+            limit: 0,
+            extras: Vec::new(),
+        }
+    }
+
+    /// Items its generation took.
+    pub fn count(&self) -> u64 {
+        self.extras
+            .iter()
+            .fold(self.load, |sum, e| sum.saturating_add(e.load))
+    }
+}
+
+/// When a reader of a time window was last promised a signal that the window forgot
+/// something: not part of the value (a copy, a load or a replica starts without one).
+#[derive(Debug, Default)]
+pub struct Watch(AtomicU64);
+
+impl Clone for Watch {
+    fn clone(&self) -> Self {
+        Watch::default()
+    }
+}
+
+impl PartialEq for Watch {
+    fn eq(&self, _: &Self) -> bool {
+        true
+    }
+}
+
+/// A window filter of the rotating layout. Built by [`Rotating::new`] or, from a serialised
+/// form, by [`builder::RotatingBuilder`], which between them own its invariants.
+#[derive(Debug, Clone, PartialEq)]
+pub struct Rotating {
+    pub(crate) kind: Window,
+    pub(crate) seed: u64,
+    /// The requested false-positive rate.
+    pub(crate) error: f64,
+    /// Items a window holds.
+    pub(crate) capacity: u64,
+    /// The window in clock units: inserts (`capacity`) or milliseconds.
+    pub(crate) window: u64,
+    /// Clock units per generation: inserts, or milliseconds.
+    pub(crate) span: u64,
+    /// Generations per window (`r`).
+    pub(crate) generations: u32,
+    /// Bits an item sets in its block of a base array.
+    pub(crate) hashes: u32,
+    /// Blocks of each generation's base array.
+    pub(crate) blocks: u64,
+    /// Items a generation is sized for: `ceil(capacity / r)`.
+    pub(crate) generation_items: u64,
+    /// How a time window grows in a burst (`Fixed` for a count window).
+    pub(crate) growth: Growth,
+    /// Inserts so far (count window), or the latest write's Unix ms (time window).
+    pub(crate) clock: u64,
+    /// Items added (not re-added) since creation: the module's item gauge.
+    pub(crate) added: u64,
+    /// `r + 1` slots; generation `x` in slot `x % (r + 1)`.
+    pub(crate) slots: Vec<Slot>,
+    /// The base arrays, interleaved: line `b·(r+1) + s` is block `b` of slot `s`.
+    pub(crate) base: Box<[Line]>,
+    /// Whether some slot has extras (a lookup then tests them too).
+    pub(crate) has_extras: bool,
+    pub(crate) watch: Watch,
+}
+
+impl Rotating {
+    /// A new, empty window filter for `spec` (whose window is `Count` or `Time`), hashed under
+    /// `seed`, within `max_bytes`.
+    pub fn new(spec: &FilterSpec, seed: u64, max_bytes: u64) -> Result<Self, FilterError> {
+        let design = Design::for_error(spec.error).ok_or(FilterError::CannotGrow)?;
+        let r = u64::from(design.generations);
+        let generation_items = spec.capacity.div_ceil(r);
+        let (kind, window, span, growth) = match spec.window {
+            Window::Unbounded | Window::Count => (
+                Window::Count,
+                spec.capacity,
+                generation_items,
+                Growth::Fixed,
+            ),
+            Window::Time { seconds } => {
+                let window = seconds * 1000;
+                (
+                    Window::Time { seconds },
+                    window,
+                    window.div_ceil(r).max(1),
+                    spec.growth,
+                )
+            }
+        };
+        let blocks = design.array.blocks_for(generation_items);
+        if blocks.saturating_mul(BLOCK_BITS) > MAX_LINK_BITS {
+            return Err(FilterError::LinkTooLarge {
+                needed: blocks.saturating_mul(BLOCK_BITS / 8),
+            });
+        }
+        let needed = Self::base_bytes(blocks, design.generations);
+        if needed > max_bytes {
+            return Err(FilterError::TooLarge {
+                needed,
+                limit: max_bytes,
+            });
+        }
+        Ok(Rotating {
+            kind,
+            seed,
+            error: spec.error,
+            capacity: spec.capacity,
+            window,
+            span,
+            generations: design.generations,
+            hashes: design.array.hashes,
+            blocks,
+            generation_items,
+            growth,
+            clock: 0,
+            added: 0,
+            slots: (0..=r).map(|_| Slot::empty()).collect(),
+            base: lines::zeroed((blocks * (r + 1)) as usize),
+            has_extras: false,
+            watch: Watch::default(),
+        })
+    }
+
+    /// Bytes of the base arrays of `r + 1` generations of `blocks` blocks.
+    pub(crate) fn base_bytes(blocks: u64, generations: u32) -> u64 {
+        blocks
+            .saturating_mul(u64::from(generations) + 1)
+            .saturating_mul(BLOCK_BITS / 8)
+    }
+
+    /// The window: `Count` (SLIDING) or `Time` (WINDOW).
+    pub fn kind(&self) -> Window {
+        self.kind
+    }
+
+    /// The hash seed.
+    pub fn seed(&self) -> u64 {
+        self.seed
+    }
+
+    /// The requested false-positive rate.
+    pub fn error(&self) -> f64 {
+        self.error
+    }
+
+    /// Items a window holds.
+    pub fn capacity(&self) -> u64 {
+        self.capacity
+    }
+
+    /// The window, in inserts (count window) or milliseconds (time window).
+    pub fn window(&self) -> u64 {
+        self.window
+    }
+
+    /// The most an item outlives the window, in the same unit: one generation.
+    pub fn slack(&self) -> u64 {
+        self.span
+    }
+
+    /// Generations per window (`r`).
+    pub fn generations(&self) -> u32 {
+        self.generations
+    }
+
+    /// Bits an item sets in its block of a base array (`k`).
+    pub fn hashes(&self) -> u32 {
+        self.hashes
+    }
+
+    /// Blocks of each generation's base array.
+    pub fn blocks(&self) -> u64 {
+        self.blocks
+    }
+
+    /// How a time window grows in a burst (`Fixed` with NONSCALING).
+    pub fn growth(&self) -> Growth {
+        self.growth
+    }
+
+    /// Inserts so far (count window), or the latest write's Unix ms (time window).
+    pub fn clock(&self) -> u64 {
+        self.clock
+    }
+
+    /// Items added since creation (re-adds not counted).
+    pub fn added(&self) -> u64 {
+        self.added
+    }
+
+    /// The `r + 1` slots.
+    pub fn slots(&self) -> &[Slot] {
+        &self.slots
+    }
+
+    /// The clock a read or write at server time `now` (Unix ms) uses: a count window's own;
+    /// for a time window, `now`, but never before the latest write, so a clock that steps back
+    /// neither resurrects forgotten items nor stamps new ones in the past.
+    pub fn clock_at(&self, now: u64) -> u64 {
+        match self.kind {
+            Window::Count | Window::Unbounded => self.clock,
+            Window::Time { .. } => self.clock.max(now.min(MAX_CLOCK)),
+        }
+    }
+
+    /// The generation the clock `clock` is in.
+    pub fn generation_at(&self, clock: u64) -> u64 {
+        clock / self.span
+    }
+
+    /// Whether slot `s` holds a live generation when the newest is `newest`.
+    pub fn is_live(&self, s: usize, newest: u64) -> bool {
+        let g = self.slots[s].generation;
+        g != EMPTY && g <= newest && g.saturating_add(u64::from(self.generations)) >= newest
+    }
+
+    /// The slots live when the newest generation is `newest`, as a bit mask.
+    pub(crate) fn live_mask(&self, newest: u64) -> u32 {
+        (0..self.slots.len())
+            .filter(|&s| self.is_live(s, newest))
+            .fold(0, |mask, s| mask | 1 << s)
+    }
+
+    /// Live generations at `now` (BF.INFO's "filters").
+    pub fn live_generations(&self, now: u64) -> u64 {
+        let newest = self.generation_at(self.clock_at(now));
+        u64::from(self.live_mask(newest).count_ones())
+    }
+
+    /// Items added inside the window at `now` (BF.CARD): for a count window, the last
+    /// `capacity` inserts (every insert counts, a re-add that refreshed an item too); for a
+    /// time window, the live generations' counts, the oldest in proportion to the share of its
+    /// span still inside the window.
+    pub fn card(&self, now: u64) -> u64 {
+        let clock = self.clock_at(now);
+        match self.kind {
+            Window::Count | Window::Unbounded => clock.min(self.capacity),
+            Window::Time { .. } => {
+                let newest = self.generation_at(clock);
+                let start = clock.saturating_sub(self.window);
+                let live = self.live_mask(newest);
+                let sum: f64 = (0..self.slots.len())
+                    .filter(|&s| live & 1 << s != 0)
+                    .map(|s| {
+                        let slot = &self.slots[s];
+                        let end = slot.generation.saturating_add(1).saturating_mul(self.span);
+                        let inside = end.saturating_sub(start).min(self.span);
+                        slot.count() as f64 * inside as f64 / self.span as f64
+                    })
+                    .sum();
+                sum.round() as u64
+            }
+        }
+    }
+
+    /// When (Unix ms) the next generation that holds items leaves a time window read at
+    /// `now`: the moment its answers change with no write. None for a count window, or when no
+    /// live generation holds items.
+    pub fn next_forget(&self, now: u64) -> Option<u64> {
+        if !matches!(self.kind, Window::Time { .. }) {
+            return None;
+        }
+        let newest = self.generation_at(self.clock_at(now));
+        let live = self.live_mask(newest);
+        (0..self.slots.len())
+            .filter(|&s| live & 1 << s != 0 && self.slots[s].count() > 0)
+            .map(|s| {
+                let gone = self.slots[s].generation + u64::from(self.generations) + 1;
+                gone.saturating_mul(self.span)
+            })
+            .min()
+    }
+
+    /// Records that a signal is due at `at` (from [`Rotating::next_forget`]); false when one
+    /// was due then already, so the caller schedules each moment once.
+    pub fn watch(&self, at: u64) -> bool {
+        self.watch.0.swap(at, Ordering::Relaxed) != at
+    }
+
+    /// Forgets the promise of a signal at `at` (it was sent), so the next reader asks again.
+    pub fn unwatch(&self, at: u64) {
+        let _ = self
+            .watch
+            .0
+            .compare_exchange(at, 0, Ordering::Relaxed, Ordering::Relaxed);
+    }
+
+    /// Every bit array, as the formats store them: the interleaved base arrays, then each
+    /// slot's extras, slot by slot.
+    pub fn bit_arrays(&self) -> impl Iterator<Item = &[u8]> {
+        let extras = self.slots.iter().flat_map(|s| s.extras.iter());
+        std::iter::once(lines::bytes(&self.base)).chain(extras.map(Extra::bytes))
+    }
+
+    /// Every bit array, in SCANDUMP order, for LOADCHUNK to fill.
+    pub fn bit_arrays_mut(&mut self) -> impl Iterator<Item = &mut [u8]> {
+        let extras = self.slots.iter_mut().flat_map(|s| s.extras.iter_mut());
+        std::iter::once(lines::bytes_mut(&mut self.base))
+            .chain(extras.map(|e| lines::bytes_mut(&mut e.lines)))
+    }
+
+    /// Bytes of every bit array.
+    pub fn bit_bytes(&self) -> u64 {
+        self.bit_arrays().map(|a| a.len() as u64).sum()
+    }
+
+    /// Bytes in memory: the structs and the bit arrays (MEMORY USAGE, BF.INFO's Size).
+    pub fn memory_usage(&self) -> u64 {
+        let extras: usize = self.slots.iter().map(|s| s.extras.capacity()).sum();
+        (std::mem::size_of::<Rotating>()
+            + self.slots.capacity() * std::mem::size_of::<Slot>()
+            + extras * std::mem::size_of::<Extra>()) as u64
+            + self.bit_bytes()
+    }
+
+    /// Notes whether some slot has extras, where slots change.
+    pub(crate) fn note_extras(&mut self) {
+        self.has_extras = self.slots.iter().any(|s| !s.extras.is_empty());
+    }
+}

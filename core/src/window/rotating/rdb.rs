@@ -1,0 +1,92 @@
+//! A rotating window filter's fields in rsbloom's RDB value (the layout is in [`crate::rdb`]).
+
+use crate::codec::{read_pieces, write_pieces, DecodeError, FieldReader, FieldWriter};
+use crate::lines;
+use crate::rdb::{FLAG_ROTATING, FLAG_WINDOW};
+use crate::window::rotating::builder::{ExtraHeader, RotatingBuilder, RotatingHeader, SlotHeader};
+use crate::window::rotating::Rotating;
+
+/// Writes a rotating window filter: its added count, flags, fields, base arrays, then each
+/// slot with its extras.
+pub fn encode(f: &Rotating, w: &mut impl FieldWriter) {
+    let h = RotatingHeader::of(f);
+    w.unsigned(h.added);
+    w.unsigned(FLAG_WINDOW | FLAG_ROTATING);
+    w.unsigned(h.kind);
+    w.unsigned(h.seed);
+    w.double(h.error);
+    for v in [
+        h.capacity,
+        h.window,
+        h.span,
+        h.generations,
+        h.hashes,
+        h.blocks,
+        h.generation_items,
+        h.expansion,
+        h.clock,
+    ] {
+        w.unsigned(v);
+    }
+    write_pieces(w, lines::bytes(&f.base));
+    for slot in f.slots() {
+        let s = SlotHeader::of(slot);
+        for v in [s.generation, s.load, s.limit, s.extras] {
+            w.unsigned(v);
+        }
+        for extra in &slot.extras {
+            let e = ExtraHeader::of(extra);
+            for v in [e.hashes, e.blocks, e.capacity, e.load] {
+                w.unsigned(v);
+            }
+            write_pieces(w, extra.bytes());
+        }
+    }
+}
+
+/// Reads a rotating window filter after its added count and flags, validating every field
+/// before it allocates or trusts it.
+pub fn decode(r: &mut impl FieldReader, added: u64) -> Result<Rotating, DecodeError> {
+    let kind = r.unsigned()?;
+    let seed = r.unsigned()?;
+    let error = r.double()?;
+    let mut next = || r.unsigned();
+    let header = RotatingHeader {
+        kind,
+        seed,
+        error,
+        capacity: next()?,
+        window: next()?,
+        span: next()?,
+        generations: next()?,
+        hashes: next()?,
+        blocks: next()?,
+        generation_items: next()?,
+        expansion: next()?,
+        clock: next()?,
+        added,
+    };
+    let mut builder = RotatingBuilder::new(header)?;
+    read_pieces(r, builder.base())?;
+    for _ in 0..=header.generations {
+        let mut next = || r.unsigned();
+        let slot = SlotHeader {
+            generation: next()?,
+            load: next()?,
+            limit: next()?,
+            extras: next()?,
+        };
+        builder.slot(slot)?;
+        for _ in 0..slot.extras {
+            let mut next = || r.unsigned();
+            let extra = ExtraHeader {
+                hashes: next()?,
+                blocks: next()?,
+                capacity: next()?,
+                load: next()?,
+            };
+            read_pieces(r, builder.extra(extra)?)?;
+        }
+    }
+    builder.finish()
+}
