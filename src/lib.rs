@@ -10,6 +10,7 @@ mod capabilities;
 mod commands;
 mod config;
 mod datatype;
+mod forget;
 mod redis;
 mod stats;
 mod unwind;

@@ -249,6 +249,40 @@ impl Ctx {
         };
     }
 
+    /// The raw context, for module APIs this wrapper does not cover (timers).
+    pub fn raw(&self) -> *mut raw::RedisModuleCtx {
+        self.0
+    }
+
+    /// The database the context has selected.
+    pub fn selected_db(&self) -> i32 {
+        // SAFETY: see `reply_error`.
+        unsafe { raw::RedisModule_GetSelectedDb.unwrap()(self.0) }
+    }
+
+    /// Selects database `db` (a timer's context, before it opens a key it noted by name);
+    /// false when there is no such database.
+    pub fn select_db(&self, db: i32) -> bool {
+        // SAFETY: see `reply_error`.
+        unsafe { raw::RedisModule_SelectDb.unwrap()(self.0, db) == raw::REDISMODULE_OK as c_int }
+    }
+
+    /// Opens the key named `name` for reading.
+    pub fn open_key_named(&self, name: &OwnedString) -> Key {
+        // SAFETY: live context and key name; the handle is closed in Key's Drop.
+        let ptr = unsafe {
+            raw::RedisModule_OpenKey.unwrap()(self.0, name.0, raw::REDISMODULE_READ as c_int)
+        };
+        Key(ptr.cast())
+    }
+
+    /// Tells Redis that the key named `name` changed without a write: WATCH sees it, and
+    /// every client tracking it (client-side caching) is sent an invalidation.
+    pub fn signal_modified(&self, name: &OwnedString) {
+        // SAFETY: live context and key name.
+        unsafe { raw::RedisModule_SignalModifiedKey.unwrap()(self.0, name.0) };
+    }
+
     /// Opens key `args[i]` for reading or writing.
     pub fn open_key(&self, args: &Args, i: usize, write: bool) -> Key {
         let mode = if write {
@@ -259,6 +293,33 @@ impl Ctx {
         // SAFETY: live context and key name; the handle is closed in Key's Drop.
         let ptr = unsafe { raw::RedisModule_OpenKey.unwrap()(self.0, args.raw(i), mode as c_int) };
         Key(ptr.cast())
+    }
+}
+
+/// A Redis string the module created (with a null context, so it belongs to no command's
+/// automatic memory), freed on drop.
+pub struct OwnedString(*mut raw::RedisModuleString);
+
+impl OwnedString {
+    /// A Redis string holding a copy of `bytes`.
+    pub fn new(bytes: &[u8]) -> Self {
+        // SAFETY: a null context is allowed; Redis copies `bytes.len()` readable bytes.
+        let ptr = unsafe {
+            raw::RedisModule_CreateString.unwrap()(
+                std::ptr::null_mut(),
+                bytes.as_ptr().cast(),
+                bytes.len(),
+            )
+        };
+        OwnedString(ptr)
+    }
+}
+
+impl Drop for OwnedString {
+    fn drop(&mut self) {
+        // SAFETY: the string came from CreateString with a null context and is freed once,
+        // with a null context as such a string must be.
+        unsafe { raw::RedisModule_FreeString.unwrap()(std::ptr::null_mut(), self.0) };
     }
 }
 

@@ -877,3 +877,130 @@ fn window_filters_of_the_first_layout_load_answer_and_save_as_they_did() {
         assert_eq!(digest(&mut c, &restored), digest(&mut c, key), "{key}");
     }
 }
+
+/// An `AT` a window ahead of the server's clock (microseconds given for milliseconds), or a
+/// window before the filter's clock, is refused by name before anything changes; so the
+/// window keeps forgetting. A replayed write (the primary's AT) is taken as it is.
+#[test]
+fn at_out_of_range_is_refused_and_the_window_keeps_forgetting() {
+    let s = Server::new();
+    let mut c = s.conn();
+    let now = now_ms();
+    let micros = (now * 1000).to_string();
+    let r = run(
+        &mut c,
+        &[
+            "BF.INSERT",
+            "tw",
+            "WINDOW",
+            "2",
+            "AT",
+            &micros,
+            "ITEMS",
+            "x",
+        ],
+    );
+    assert!(
+        r.err_text().starts_with(&format!(
+            "ERR AT {micros} is more than one window (2 s) ahead"
+        )) && r
+            .err_text()
+            .ends_with("AT takes a Unix time in milliseconds"),
+        "{r:?}"
+    );
+    assert_eq!(
+        run(&mut c, &["EXISTS", "tw"]),
+        int(0),
+        "nothing was created"
+    );
+    assert_eq!(
+        run(&mut c, &["BF.INSERT", "tw", "WINDOW", "2", "ITEMS", "x"]),
+        ints(&[1])
+    );
+    let r = insert_at(&mut c, "tw", now * 1000, &items("y", 1));
+    assert!(
+        r.err_text().contains("ahead of the server's clock"),
+        "{r:?}"
+    );
+    let r = insert_at(&mut c, "tw", now - 10_000, &items("y", 1));
+    assert!(
+        r.err_text()
+            .contains("more than one window (2 s) before the filter's clock"),
+        "{r:?}"
+    );
+    // Within a window either way: taken.
+    assert_eq!(
+        insert_at(&mut c, "tw", now + 1000, &items("y", 1)),
+        ints(&[1])
+    );
+    assert_eq!(
+        insert_at(&mut c, "tw", now - 1000, &items("z", 1)),
+        ints(&[1])
+    );
+    // The window still forgets: 2 s + one generation after the latest time, x is gone.
+    std::thread::sleep(std::time::Duration::from_millis(3400));
+    assert_eq!(run(&mut c, &["BF.EXISTS", "tw", "x"]), int(0));
+    assert_eq!(run(&mut c, &["BF.EXISTS", "tw", "y0"]), int(0));
+}
+
+/// Reads a RESP3 connection for `wait`, returning the invalidation pushes that arrived with
+/// the milliseconds (Unix) they arrived at.
+fn pushes(sock: &mut std::net::TcpStream, wait: std::time::Duration) -> Vec<(u64, String)> {
+    use std::io::Read;
+    let end = std::time::Instant::now() + wait;
+    let mut got = Vec::new();
+    let mut buf = [0u8; 4096];
+    while let Some(left) = end.checked_duration_since(std::time::Instant::now()) {
+        sock.set_read_timeout(Some(left.max(std::time::Duration::from_millis(1))))
+            .unwrap();
+        match sock.read(&mut buf) {
+            Ok(0) => break,
+            Ok(n) => got.push((now_ms(), String::from_utf8_lossy(&buf[..n]).into_owned())),
+            Err(_) => break,
+        }
+    }
+    got
+}
+
+/// A client that caches reads (RESP3 CLIENT TRACKING) is told when a time window forgets:
+/// the invalidation arrives after the window and within one generation (250 ms of a 2 s
+/// window) of the items' expiry, without any write; a count window, which forgets only by
+/// writes, sends none by itself.
+#[test]
+fn tracking_clients_are_told_when_a_time_window_forgets() {
+    use std::io::Write;
+    let s = Server::new();
+    let mut c = s.conn();
+    let added_at = now_ms();
+    assert_eq!(
+        run(
+            &mut c,
+            &["BF.INSERT", "tw", "WINDOW", "2", "ITEMS", "a", "b"]
+        ),
+        ints(&[1, 1])
+    );
+    madd(&mut c, "cw", &items("c", 10));
+    run(&mut c, &["BF.RESERVE", "cw2", "0.01", "100", "SLIDING"]);
+    madd(&mut c, "cw2", &items("c", 10));
+    let mut sock = std::net::TcpStream::connect(("127.0.0.1", s.port)).unwrap();
+    sock.write_all(b"HELLO 3\r\nCLIENT TRACKING ON\r\nBF.EXISTS tw a\r\nBF.EXISTS cw2 c0\r\n")
+        .unwrap();
+    let before = pushes(&mut sock, std::time::Duration::from_millis(1500));
+    assert!(
+        before.iter().all(|(_, text)| !text.contains("invalidate")),
+        "{before:?}"
+    );
+    let after = pushes(&mut sock, std::time::Duration::from_millis(1500));
+    let (arrived, text) = after
+        .iter()
+        .find(|(_, text)| text.contains("invalidate"))
+        .unwrap_or_else(|| panic!("no invalidation: {after:?}"));
+    assert!(
+        text.contains("$2\r\ntw\r\n") && !text.contains("cw2"),
+        "{text:?}"
+    );
+    let late = arrived - added_at;
+    eprintln!("invalidation {late} ms after the add (window 2000 ms, generation 250 ms)");
+    assert!((2000..=2250 + 150).contains(&late), "{late} ms");
+    assert_eq!(run(&mut c, &["BF.EXISTS", "tw", "a"]), int(0));
+}

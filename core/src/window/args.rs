@@ -113,6 +113,29 @@ pub fn insert_refusal(
     }
 }
 
+/// Why an `AT` from a client cannot be taken, named with its unit; None when it can. A time
+/// more than one window ahead of the server's clock `now` (most often microseconds given for
+/// milliseconds) would move the filter's clock so far that it stops forgetting until the
+/// server's clock catches up; one more than a window before the filter's own `clock` would
+/// stamp items as already forgotten. Both are refused before anything changes. (A write the
+/// primary replicates, or the AOF replays, carries the time the primary chose, and is taken.)
+pub fn at_refusal(at: u64, seconds: u64, now: u64, clock: Option<u64>) -> Option<String> {
+    let window = seconds.saturating_mul(1000);
+    if at > now.saturating_add(window) {
+        return Some(format!(
+            "ERR AT {at} is more than one window ({seconds} s) ahead of the server's clock \
+             ({now}): AT takes a Unix time in milliseconds"
+        ));
+    }
+    match clock {
+        Some(clock) if at.saturating_add(window) < clock => Some(format!(
+            "ERR AT {at} is more than one window ({seconds} s) before the filter's clock \
+             ({clock}): AT takes a Unix time in milliseconds"
+        )),
+        _ => None,
+    }
+}
+
 /// The value of `AT` at `argv[i]`: a Unix time in milliseconds, up to [`MAX_CLOCK`].
 pub(crate) fn parse_at(argv: &[&[u8]], i: usize) -> Result<u64, Refusal> {
     argv.get(i)
@@ -124,6 +147,27 @@ pub(crate) fn parse_at(argv: &[&[u8]], i: usize) -> Result<u64, Refusal> {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn at_is_refused_a_window_ahead_of_the_server_or_behind_the_filter() {
+        let now = 1_700_000_000_000;
+        assert_eq!(at_refusal(now + 60_000, 60, now, None), None);
+        assert_eq!(at_refusal(now - 60_000, 60, now, Some(now)), None);
+        let ahead = at_refusal(now * 1000, 60, now, None).unwrap();
+        assert!(ahead.starts_with(&format!(
+            "ERR AT {} is more than one window (60 s) ahead",
+            now * 1000
+        )));
+        assert!(ahead.ends_with("AT takes a Unix time in milliseconds"));
+        assert!(at_refusal(now + 60_001, 60, now, None).is_some());
+        let behind = at_refusal(now - 60_001, 60, now, Some(now)).unwrap();
+        assert!(
+            behind.contains("before the filter's clock (1700000000000)"),
+            "{behind}"
+        );
+        // A filter never written has no clock to be behind.
+        assert_eq!(at_refusal(0, 60, now, None), None);
+    }
 
     /// The window options of `line`, then the spec they make of a 1% filter of 1000 items
     /// (expansion 2, or `EXPANSION` given when `expansion_given`).

@@ -20,7 +20,7 @@ use crate::datatype::Stored;
 use crate::redis::{Args, Ctx, KeyContent, Word};
 use crate::stats::{self, Work};
 use rsbloom_core::bloom::args;
-use rsbloom_core::window::args::insert_refusal;
+use rsbloom_core::window::args::{at_refusal, insert_refusal};
 use rsbloom_core::{errors, AddOutcome, Filter, FilterError, FilterSpec, Window};
 
 pub fn add(ctx: &Ctx, a: &Args) {
@@ -85,17 +85,27 @@ fn add_items(
     event: &std::ffi::CStr,
 ) {
     let mut key = ctx.open_key(a, 1, true);
-    let refused = |has| insert_refusal(window, at, has).map(|text| ctx.reply_error(&text));
+    // The window words, then a client's AT against the clocks (a replayed one is the
+    // primary's choice, taken as it is).
+    let refused = |has: Option<Window>, clock: Option<u64>| {
+        let text = insert_refusal(window, at, has).or_else(|| match (at, has) {
+            (Some(at), Some(Window::Time { seconds })) if !ctx.is_replayed() => {
+                at_refusal(at, seconds, ctx.now_ms(), clock)
+            }
+            _ => None,
+        });
+        text.map(|text| ctx.reply_error(&text))
+    };
     let filter: &mut Filter = match key.content::<Filter>() {
         KeyContent::Other => return ctx.reply_error(errors::WRONG_TYPE),
         KeyContent::Value(filter) => {
-            if refused(Some(filter.window())).is_some() {
+            if refused(Some(filter.window()), filter.time_clock()).is_some() {
                 return;
             }
             filter
         }
         KeyContent::Empty => {
-            if refused(create_as.map(|spec| spec.window)).is_some() {
+            if refused(create_as.map(|spec| spec.window), None).is_some() {
                 return;
             }
             let Some(spec) = create_as else {

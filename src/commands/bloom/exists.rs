@@ -1,6 +1,7 @@
 //! `BF.EXISTS key item`, `BF.MEXISTS key item [item ...]`
 
 use crate::commands::with_optional;
+use crate::forget;
 use crate::redis::{Args, Ctx};
 use crate::stats;
 use rsbloom_core::Filter;
@@ -32,6 +33,7 @@ fn check(ctx: &Ctx, a: &Args, multi: bool) {
             // A time window reads at the server's clock, never writing: slices past the window
             // are skipped here and dropped by the next write. The other kinds read no clock.
             Some(filter) => {
+                forget::note_read(ctx, a, 1, filter);
                 let now = filter.time_clock().map_or(0, |_| ctx.now_ms());
                 filter.contains_many(items, now, |present| ctx.reply_bool(present))
             }

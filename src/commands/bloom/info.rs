@@ -7,6 +7,7 @@
 use std::ffi::CStr;
 
 use crate::commands::{with_optional, with_value};
+use crate::forget;
 use crate::redis::{Args, Ctx};
 use rsbloom_core::args;
 use rsbloom_core::errors;
@@ -159,6 +160,7 @@ pub fn info(ctx: &Ctx, a: &Args) {
         return ctx.reply_wrong_arity();
     }
     with_value(ctx, a, false, |filter: &mut Filter| {
+        forget::note_read(ctx, a, 1, filter);
         let now = ctx.now_ms();
         let reply_value = |f: &Field| match (f.value)(filter, now) {
             Some(n) => ctx.reply_integer(n),
@@ -198,6 +200,9 @@ pub fn card(ctx: &Ctx, a: &Args) {
         return ctx.reply_wrong_arity();
     }
     with_optional(ctx, a, |filter: Option<&mut Filter>| {
+        if let Some(f) = &filter {
+            forget::note_read(ctx, a, 1, f);
+        }
         ctx.reply_integer(filter.map_or(0, |f| saturate(f.card(ctx.now_ms()))));
     });
 }

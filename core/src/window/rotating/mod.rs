@@ -440,12 +440,14 @@ impl Rotating {
         self.watch.0.swap(at, Ordering::Relaxed) != at
     }
 
-    /// Forgets the promise of a signal at `at` (it was sent), so the next reader asks again.
-    pub fn unwatch(&self, at: u64) {
-        let _ = self
-            .watch
+    /// Takes back the promise of a signal at `at`, when it is this filter's (the signal is
+    /// being sent), so that the next reader asks for the next one; false when this filter was
+    /// not promised one then (a key replaced since).
+    pub fn unwatch(&self, at: u64) -> bool {
+        self.watch
             .0
-            .compare_exchange(at, 0, Ordering::Relaxed, Ordering::Relaxed);
+            .compare_exchange(at, 0, Ordering::Relaxed, Ordering::Relaxed)
+            .is_ok()
     }
 
     /// Every bit array, as the formats store them: the interleaved base arrays, then each
