@@ -150,9 +150,11 @@ impl Rotating {
 
     /// The probability that a never-added item passes every array the window will hold while
     /// the newest generation lives, but slot `except`'s base array (and with `newest`, that
-    /// slot's base array at that load): the live slots' base arrays at their loads (older
-    /// generations take no more), every extra at its capacity, and the slots still to start
-    /// at a generation's items, which their base arrays always take.
+    /// slot's base array at that load): every other slot's base array at its load or a
+    /// generation's items, whichever is more (older generations take no more, and the
+    /// generation that reuses a slot always takes its share: counting a slot's old generation
+    /// at its load instead let a burst's extras promise the rate twice), and every live
+    /// extra at its capacity.
     fn pass(&self, live: u32, except: usize, newest: Option<u64>) -> f64 {
         let base = |load: u64| 1.0 - array_rate(self.hashes, load as f64 / self.blocks as f64);
         let mut pass = 1.0;
@@ -162,7 +164,7 @@ impl Rotating {
                 continue;
             }
             match (s == except, newest) {
-                (false, _) => pass *= base(slot.load),
+                (false, _) => pass *= base(slot.load.max(self.generation_items)),
                 (true, Some(load)) => pass *= base(load),
                 (true, None) => {}
             }
