@@ -164,7 +164,9 @@ BENCH_PY_PKGS := $(PY_PKGS) matplotlib==3.10.8
 bench: build venv
 	$(VENV)/bin/python -m pip install -q --disable-pip-version-check $(BENCH_PY_PKGS)
 	so=$$(scripts/redisbloom-so) && REDISBLOOM_SO=$$so $(VENV)/bin/python bench/bench.py
+	$(CARGO) build --release -p rsbloom-core --examples
 	$(VENV)/bin/python bench/window.py
+	$(CARGO) run --release -p rsbloom-core --example window_bursts > bench/BURSTS.md
 	so=$$(scripts/redisbloom-so) && REDISBLOOM_SO=$$so $(VENV)/bin/python bench/cuckoo.py
 
 bench-core: deps

@@ -37,16 +37,16 @@ static SCHEDULE: Mutex<Schedule> = Mutex::new(Schedule {
     timer: None,
 });
 
-/// Notes that the reader of `filter` (at `a[key]`) must be told when it next forgets.
-pub fn note_read(ctx: &Ctx, a: &Args, key: usize, filter: &Filter) {
+/// Notes that the reader of `filter` (at `a[key]`) at server time `now` must be told when it
+/// next forgets.
+pub fn note_read(ctx: &Ctx, a: &Args, key: usize, filter: &Filter, now: u64) {
     let Filter::Rotating(window) = filter else {
         return;
     };
-    note(ctx, a.get(key), window);
+    note(ctx, a.get(key), window, now);
 }
 
-fn note(ctx: &Ctx, name: &[u8], window: &Rotating) {
-    let now = ctx.now_ms();
+fn note(ctx: &Ctx, name: &[u8], window: &Rotating, now: u64) {
     let Some(at) = window.next_forget(now) else {
         return;
     };

@@ -1,5 +1,6 @@
 //! Core micro-benchmarks (`make bench-core`): `Chain::add` and `Chain::contains` on a filter
-//! that fits in cache (~1 MiB) and on one far beyond every cache (~1 GiB, 8.6e9 bits).
+//! that fits in cache (~1 MiB) and on one far beyond every cache (~1 GiB, 8.6e9 bits); a time
+//! window's lookup with and without the read's note for caching clients.
 //!
 //! Items are 32-byte URLs, like the ones `make bench` sends. Lookups run on a filter about as
 //! dense as a full one (half its bits set at random), so an absent item stops after about two
@@ -226,5 +227,51 @@ fn core_benches(c: &mut Criterion) {
     }
 }
 
-criterion_group!(benches, core_benches);
+/// A time window's lookup, alone and with the note a read takes for caching clients (the
+/// moment the window next forgets, remembered once per moment): the second figure's excess is
+/// what client-side-caching support costs a read.
+fn window_benches(c: &mut Criterion) {
+    use rsbloom_core::window::rotating::Rotating;
+    let spec = FilterSpec {
+        error: 0.01,
+        capacity: 1_000_000,
+        growth: Growth::Scaling(2),
+        window: Window::Time { seconds: 3600 },
+    };
+    let mut window = Rotating::new(&spec, 7, u64::MAX).expect("a window");
+    let start = 1_700_000_000_000u64;
+    let present = items(b"https://example.com/", 1_000_000);
+    for (i, item) in present.iter().enumerate() {
+        window
+            .add(item, start + i as u64 * 3600, u64::MAX)
+            .expect("add");
+    }
+    let now = start + 3_600_000_000;
+    let probes = items(b"https://example.org/", 100_000);
+    let mut group = c.benchmark_group("time_window_1M");
+    group
+        .warm_up_time(Duration::from_secs(1))
+        .measurement_time(Duration::from_secs(3))
+        .sample_size(20)
+        .throughput(Throughput::Elements(probes.len() as u64));
+    group.bench_function("contains", |b| {
+        b.iter(|| probes.iter().filter(|p| window.contains(&p[..], now)).count())
+    });
+    group.bench_function("contains_and_note", |b| {
+        b.iter(|| {
+            probes
+                .iter()
+                .filter(|p| {
+                    if let Some(at) = window.next_forget(now) {
+                        black_box(window.watch(at));
+                    }
+                    window.contains(&p[..], now)
+                })
+                .count()
+        })
+    });
+    group.finish();
+}
+
+criterion_group!(benches, core_benches, window_benches);
 criterion_main!(benches);

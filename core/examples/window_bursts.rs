@@ -17,7 +17,7 @@ fn main() {
         "Time window `WINDOW {seconds}` of capacity {capacity} at 0.01 (EXPANSION 2), fed \
          evenly for two windows at the rate shown, then two windows at its capacity.\n"
     );
-    println!("| fed at | steady (bits per window item) | peak | peak / steady | after | worst rate | mean rate |");
+    println!("| fed at | steady (bits per item of capacity) | peak | peak / steady | after | worst rate | mean rate |");
     println!("|---|---|---|---|---|---|---|");
     for times in [0.5, 1.0, 2.0, 5.0] {
         let spec = FilterSpec {

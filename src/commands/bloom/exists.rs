@@ -33,8 +33,8 @@ fn check(ctx: &Ctx, a: &Args, multi: bool) {
             // A time window reads at the server's clock, never writing: slices past the window
             // are skipped here and dropped by the next write. The other kinds read no clock.
             Some(filter) => {
-                forget::note_read(ctx, a, 1, filter);
                 let now = filter.time_clock().map_or(0, |_| ctx.now_ms());
+                forget::note_read(ctx, a, 1, filter, now);
                 filter.contains_many(items, now, |present| ctx.reply_bool(present))
             }
             None => items.for_each(|_| ctx.reply_bool(false)),

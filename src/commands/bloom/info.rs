@@ -160,8 +160,8 @@ pub fn info(ctx: &Ctx, a: &Args) {
         return ctx.reply_wrong_arity();
     }
     with_value(ctx, a, false, |filter: &mut Filter| {
-        forget::note_read(ctx, a, 1, filter);
         let now = ctx.now_ms();
+        forget::note_read(ctx, a, 1, filter, now);
         let reply_value = |f: &Field| match (f.value)(filter, now) {
             Some(n) => ctx.reply_integer(n),
             None => ctx.reply_null(),
@@ -200,9 +200,10 @@ pub fn card(ctx: &Ctx, a: &Args) {
         return ctx.reply_wrong_arity();
     }
     with_optional(ctx, a, |filter: Option<&mut Filter>| {
+        let now = ctx.now_ms();
         if let Some(f) = &filter {
-            forget::note_read(ctx, a, 1, f);
+            forget::note_read(ctx, a, 1, f, now);
         }
-        ctx.reply_integer(filter.map_or(0, |f| saturate(f.card(ctx.now_ms()))));
+        ctx.reply_integer(filter.map_or(0, |f| saturate(f.card(now))));
     });
 }
