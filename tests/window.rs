@@ -964,7 +964,7 @@ fn pushes(sock: &mut std::net::TcpStream, wait: std::time::Duration) -> Vec<(u64
 /// A client that caches reads (RESP3 CLIENT TRACKING) is told when a time window forgets:
 /// the invalidation arrives after the window and within one generation (250 ms of a 2 s
 /// window) of the items' expiry, without any write; a count window, which forgets only by
-/// writes, sends none by itself.
+/// writes, sends none by itself (its key is tracked too, and never named).
 #[test]
 fn tracking_clients_are_told_when_a_time_window_forgets() {
     use std::io::Write;
@@ -1000,6 +1000,8 @@ fn tracking_clients_are_told_when_a_time_window_forgets() {
     );
     let late = arrived - added_at;
     eprintln!("invalidation {late} ms after the add (window 2000 ms, generation 250 ms)");
-    assert!((2000..=2250 + 150).contains(&late), "{late} ms");
+    // The items expire 2,000 to 2,250 ms after the add (their generation's span); the signal
+    // may come up to one generation after that.
+    assert!((2000..=2250 + 250).contains(&late), "{late} ms");
     assert_eq!(run(&mut c, &["BF.EXISTS", "tw", "a"]), int(0));
 }
