@@ -978,7 +978,6 @@ fn tracking_clients_are_told_when_a_time_window_forgets() {
         ),
         ints(&[1, 1])
     );
-    madd(&mut c, "cw", &items("c", 10));
     run(&mut c, &["BF.RESERVE", "cw2", "0.01", "100", "SLIDING"]);
     madd(&mut c, "cw2", &items("c", 10));
     let mut sock = std::net::TcpStream::connect(("127.0.0.1", s.port)).unwrap();
