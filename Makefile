@@ -10,10 +10,13 @@
 #                then cuckoo filters against RedisBloom's (bench/cuckoo.py, CUCKOO.md)
 #   make bench-core   criterion micro-benchmarks of the core (core/benches/core.rs)
 #   make fuzz    cargo-fuzz targets (fuzz/), FUZZ_SECONDS each (default 60)
+#   make install   the built module to $(DESTDIR)$(PREFIX)/lib/redis/modules/rsbloom.so
+#                  (PREFIX default /usr/local); make uninstall removes it
 #   make test-matrix    the command, persistence, replication, window, ACL, migration, cluster and Python
 #                       client tests on Redis 7.4 and Valkey 9.1 (scripts/servers fetches them)
 #
-# Variables: PORT (default 6379), MODULE_ARGS (default empty), CARGO (default cargo).
+# Variables: PORT (default 6379), MODULE_ARGS (default empty), CARGO (default cargo),
+# PREFIX (default /usr/local) and DESTDIR (default empty) for make install.
 
 SHELL := /bin/bash
 
@@ -26,7 +29,11 @@ APT_PKGS    := libclang-dev clang redis-server redis-tools
 # sudo only when we are not root (and only if sudo exists).
 SUDO := $(shell [ "$$(id -u)" = 0 ] || { command -v sudo >/dev/null 2>&1 && echo sudo; })
 
-.PHONY: all deps build run check test pytest test-py fmt clippy clean
+PREFIX      ?= /usr/local
+DESTDIR     ?=
+MODULE_DIR  := $(DESTDIR)$(PREFIX)/lib/redis/modules
+
+.PHONY: all deps build run check test pytest test-py fmt clippy clean install uninstall
 
 all: build
 
@@ -51,6 +58,17 @@ deps:
 
 build: deps
 	$(CARGO) build --release
+
+# The module where servers' configs usually point (loadmodule <dir>/rsbloom.so), mode 0644.
+install: build
+	install -d $(MODULE_DIR)
+	install -m 0644 $(MODULE) $(MODULE_DIR)/rsbloom.so
+	@echo "rsbloom: installed $(MODULE_DIR)/rsbloom.so; load it with"
+	@echo "  loadmodule $(PREFIX)/lib/redis/modules/rsbloom.so   (redis.conf / valkey.conf)"
+	@echo "  MODULE LOAD $(PREFIX)/lib/redis/modules/rsbloom.so  (redis-cli, a running server)"
+
+uninstall:
+	rm -f $(MODULE_DIR)/rsbloom.so
 
 run: build
 	@mkdir -p data
