@@ -13,7 +13,8 @@
 #   make install   the built module to $(DESTDIR)$(PREFIX)/lib/redis/modules/rsbloom.so
 #                  (PREFIX default /usr/local); make uninstall removes it
 #   make test-matrix    the command, persistence, replication, window, ACL, migration, cluster and Python
-#                       client tests on Redis 7.4 and Valkey 9.1 (scripts/servers fetches them)
+#                       client tests on Redis 7.4, Debian 13's Redis 8.0 and Valkey 8.1, and Valkey 9.1
+#                       (scripts/servers fetches them)
 #
 # Variables: PORT (default 6379), MODULE_ARGS (default empty), CARGO (default cargo),
 # PREFIX (default /usr/local) and DESTDIR (default empty) for make install.
@@ -160,7 +161,7 @@ test-py: pytest
 # it differs (tests/common: flavor()). Not the >2^32-bit test, nor the hostile, fuzz-like and
 # durability ones, which exercise the module rather than the server.
 .PHONY: test-matrix
-MATRIX_SERVERS := redis-7.4 valkey-9.1
+MATRIX_SERVERS := redis-7.4 redis-8.0 valkey-8.1 valkey-9.1
 MATRIX_TESTS   := acl bloom config cuckoo migration persistence replication window
 test-matrix: deps venv
 	$(VENV)/bin/python -m pip install -q --disable-pip-version-check $(PY_PKGS)

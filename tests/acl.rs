@@ -192,7 +192,7 @@ fn acl_categories_of_the_bf_commands() {
                 assert_eq!(listed(&mut con, cat), sorted(&[]), "ACL CAT {cat}");
             }
         }
-        Flavor::Valkey91 => {
+        Flavor::Redis80 | Flavor::Valkey81 | Flavor::Valkey91 => {
             assert_eq!(listed(&mut con, "read"), sorted(&READERS));
             assert_eq!(listed(&mut con, "write"), sorted(&WRITERS));
             assert_eq!(listed(&mut con, "bloom"), sorted(&all));
@@ -275,9 +275,7 @@ fn a_read_only_user_reads_filters_but_cannot_write_them() {
     // (reworded in Redis 7.2, so on Valkey)
     let refused = match flavor() {
         Flavor::Redis70 => "This user has no permissions to run the 'bf.add' command",
-        Flavor::Redis74 | Flavor::Valkey91 => {
-            "User ro has no permissions to run the 'bf.add' command"
-        }
+        _ => "User ro has no permissions to run the 'bf.add' command",
     };
     assert_eq!(
         run(&mut admin, &["ACL", "DRYRUN", "ro", "BF.ADD", "f", "y"]),
@@ -526,7 +524,7 @@ fn key_permissions_follow_the_key_specs() {
             // (reworded in Redis 7.2, so on Valkey)
             let refused = match flavor() {
                 Flavor::Redis70 => "This user has no permissions to access".to_string(),
-                Flavor::Redis74 | Flavor::Valkey91 => {
+                _ => {
                     format!("User {user} has no permissions to access the '{filter}' key")
                 }
             };
@@ -572,7 +570,10 @@ fn acl_categories_of_the_cf_commands() {
     assert!(run(&mut c, &["BF.EXISTS", "bf", "x"])
         .err_text()
         .starts_with("NOPERM"));
-    if flavor() == Flavor::Valkey91 {
+    if matches!(
+        flavor(),
+        Flavor::Redis80 | Flavor::Valkey81 | Flavor::Valkey91
+    ) {
         let Reply::Arr(cmds) = run(&mut con, &["ACL", "CAT", "cuckoo"]) else {
             panic!("ACL CAT cuckoo")
         };

@@ -255,7 +255,12 @@ fn window_benches(c: &mut Criterion) {
         .sample_size(20)
         .throughput(Throughput::Elements(probes.len() as u64));
     group.bench_function("contains", |b| {
-        b.iter(|| probes.iter().filter(|p| window.contains(&p[..], now)).count())
+        b.iter(|| {
+            probes
+                .iter()
+                .filter(|p| window.contains(&p[..], now))
+                .count()
+        })
     });
     group.bench_function("contains_and_note", |b| {
         b.iter(|| {

@@ -1039,6 +1039,10 @@ pub enum Flavor {
     Redis70,
     /// Redis 7.4.1.
     Redis74,
+    /// Debian 13's Redis 8.0.2.
+    Redis80,
+    /// Debian 13's Valkey 8.1.1.
+    Valkey81,
     /// Valkey 9.1.2.
     Valkey91,
 }
@@ -1051,7 +1055,7 @@ impl Flavor {
     }
 
     pub fn is_valkey(self) -> bool {
-        self == Flavor::Valkey91
+        matches!(self, Flavor::Valkey81 | Flavor::Valkey91)
     }
 }
 
@@ -1066,6 +1070,10 @@ pub fn flavor() -> Flavor {
         let text = String::from_utf8_lossy(&out.stdout).into_owned();
         if text.starts_with("Valkey server v=9.1.") {
             Flavor::Valkey91
+        } else if text.starts_with("Valkey server v=8.1.") {
+            Flavor::Valkey81
+        } else if text.starts_with("Redis server v=8.0.") {
+            Flavor::Redis80
         } else if text.starts_with("Redis server v=7.4.") {
             Flavor::Redis74
         } else if text.starts_with("Redis server v=7.0.") {
@@ -1085,9 +1093,7 @@ pub fn noperm_command(user: &str, command: &str) -> Reply {
         Flavor::Redis70 => {
             format!("NOPERM this user has no permissions to run the '{command}' command")
         }
-        Flavor::Redis74 | Flavor::Valkey91 => {
-            format!("NOPERM User {user} has no permissions to run the '{command}' command")
-        }
+        _ => format!("NOPERM User {user} has no permissions to run the '{command}' command"),
     })
 }
 
@@ -1097,6 +1103,6 @@ pub fn noperm_key() -> Reply {
         Flavor::Redis70 => {
             "NOPERM this user has no permissions to access one of the keys used as arguments"
         }
-        Flavor::Redis74 | Flavor::Valkey91 => "NOPERM No permissions to access a key",
+        _ => "NOPERM No permissions to access a key",
     })
 }
