@@ -5,6 +5,7 @@
 //! generation that holds items leaves the window ([`Rotating::next_forget`]); one module timer
 //! fires at the earliest such moment and signals each due key modified, which sends the
 //! invalidation to every client tracking it, within one generation of its items' expiry.
+//! [`Rotating::note_read`] keeps the usual read at one load and one comparison.
 //!
 //! Nothing is written: the primary's and the replicas' data stay identical, and a replica's
 //! readers are told by the replica's own timer. A key is noted once per moment (the filter
@@ -47,12 +48,9 @@ pub fn note_read(ctx: &Ctx, a: &Args, key: usize, filter: &Filter, now: u64) {
 }
 
 fn note(ctx: &Ctx, name: &[u8], window: &Rotating, now: u64) {
-    let Some(at) = window.next_forget(now) else {
+    let Some(at) = window.note_read(now) else {
         return;
     };
-    if !window.watch(at) {
-        return;
-    }
     let mut schedule = SCHEDULE.lock().unwrap_or_else(|e| e.into_inner());
     schedule.due.insert((at, ctx.selected_db(), name.to_vec()));
     arm(ctx, &mut schedule, now);
