@@ -2,16 +2,25 @@
 //! Set by module load arguments (`loadmodule librsbloom.so ERROR_RATE 0.01 ...`), then by the
 //! module configs `bf.error-rate`, `bf.initial-size`, `bf.expansion`, `bf.max-filter-bytes`
 //! and `bf.cf-max-expansions` (redis.conf, the command line, `CONFIG SET`), which override them.
+//!
+//! Where the server takes unprefixed module configs (`REDISMODULE_CONFIG_UNPREFIXED`, Redis 8),
+//! RedisBloom 8's eight names are registered too, with its defaults and ranges, so that a Redis 8
+//! user's `redis.conf` and `CONFIG SET bf-error-rate 0.001` work as with RedisBloom:
+//! `bf-error-rate`, `bf-initial-size`, `bf-expansion-factor` and `cf-max-expansions` are other
+//! names for rsbloom's own settings, and `cf-bucket-size`, `cf-initial-size`,
+//! `cf-max-iterations` and `cf-expansion-factor` set the cuckoo filters' defaults (CF.RESERVE's
+//! options, and what CF.ADD creates), which are RedisBloom's fixed values elsewhere. The
+//! capability is found by trying: a server without it refuses the flag (and logs one line).
 
 use std::ffi::{c_char, c_int, c_longlong, c_void, CStr, CString};
-use std::sync::atomic::{AtomicPtr, AtomicU64, Ordering::Relaxed};
+use std::sync::atomic::{AtomicBool, AtomicI64, AtomicPtr, AtomicU64, Ordering::Relaxed};
 
 use redis_module::raw;
 
 use crate::redis::string_bytes;
 use crate::unwind::no_unwind;
 use rsbloom_core::args;
-use rsbloom_core::{FilterSpec, Growth, Window};
+use rsbloom_core::{CuckooSpec, FilterSpec, Growth, Window};
 
 /// Default per-filter limit: 2 GiB, room for a billion URLs at 1% (about 1.4 GB) while one
 /// command cannot take the server down.
@@ -22,6 +31,18 @@ static INITIAL_SIZE: AtomicU64 = AtomicU64::new(100);
 static EXPANSION: AtomicU64 = AtomicU64::new(2);
 static MAX_FILTER_BYTES: AtomicU64 = AtomicU64::new(DEFAULT_MAX_FILTER_BYTES);
 static CF_MAX_EXPANSIONS: AtomicU64 = AtomicU64::new(32);
+static CF_BUCKET_SIZE: AtomicU64 = AtomicU64::new(CuckooSpec::DEFAULT_BUCKET_SIZE as u64);
+static CF_INITIAL_SIZE: AtomicU64 = AtomicU64::new(CuckooSpec::DEFAULT_CAPACITY);
+static CF_MAX_ITERATIONS: AtomicU64 = AtomicU64::new(CuckooSpec::DEFAULT_MAX_ITERATIONS as u64);
+static CF_EXPANSION: AtomicU64 = AtomicU64::new(CuckooSpec::DEFAULT_EXPANSION as u64);
+/// Whether the server took RedisBloom 8's unprefixed config names.
+static UNPREFIXED_CONFIGS: AtomicBool = AtomicBool::new(false);
+/// Set while `LoadConfigs` applies redis.conf: two names of one setting each get a value then,
+/// the file's or their default, so a name's default (the value the setting had when it was
+/// registered) is not applied over the other name's value from the file.
+static LOADING: AtomicBool = AtomicBool::new(false);
+/// The error rate both its names were registered with.
+static ERROR_RATE_REGISTERED: AtomicU64 = AtomicU64::new(0);
 
 /// Default error rate for implicitly created filters.
 pub fn error_rate() -> f64 {
@@ -47,6 +68,23 @@ pub fn max_filter_bytes() -> u64 {
 /// adds, and (rsbloom) no insert grows it past this many.
 pub fn cf_max_expansions() -> usize {
     CF_MAX_EXPANSIONS.load(Relaxed) as usize
+}
+
+/// The cuckoo filters' defaults: CF.RESERVE's options when not given, and (with `capacity`)
+/// what an add to a missing key creates; `expansion` as asked, before rounding to a power of
+/// two. RedisBloom's values unless the server took the `cf-*` configs.
+pub fn cuckoo_defaults() -> CuckooSpec {
+    CuckooSpec {
+        capacity: CF_INITIAL_SIZE.load(Relaxed),
+        bucket_size: CF_BUCKET_SIZE.load(Relaxed) as u8,
+        max_iterations: CF_MAX_ITERATIONS.load(Relaxed) as u16,
+        expansion: CF_EXPANSION.load(Relaxed) as u16,
+    }
+}
+
+/// Whether the server took RedisBloom 8's unprefixed config names (for the load log line).
+pub fn unprefixed_configs() -> bool {
+    UNPREFIXED_CONFIGS.load(Relaxed)
 }
 
 /// The filter an add to a missing key creates: the module defaults.
@@ -137,6 +175,11 @@ extern "C" fn set_error_rate(
         // SAFETY: Redis passes a valid string that lives for the whole call.
         let text = unsafe { string_bytes(val) };
         match args::error_rate(text) {
+            Some(r)
+                if LOADING.load(Relaxed) && r.to_bits() == ERROR_RATE_REGISTERED.load(Relaxed) =>
+            {
+                raw::Status::Ok as c_int
+            }
             Some(r) => {
                 ERROR_RATE_BITS.store(r.to_bits(), Relaxed);
                 raw::Status::Ok as c_int
@@ -156,6 +199,8 @@ struct Numeric {
     load_arg: args::IntegerArg,
     flags: u32,
     cell: &'static AtomicU64,
+    /// The default it was registered with.
+    registered: AtomicI64,
 }
 
 impl Numeric {
@@ -176,6 +221,7 @@ impl Numeric {
             },
             flags,
             cell,
+            registered: AtomicI64::new(0),
         }
     }
 }
@@ -214,6 +260,138 @@ static NUMERIC: [Numeric; 4] = [
     ),
 ];
 
+/// One of RedisBloom 8's unprefixed numeric configs: its name, RedisBloom's range, and the
+/// setting it names.
+struct Unprefixed {
+    name: &'static CStr,
+    min: i64,
+    max: i64,
+    cell: &'static AtomicU64,
+    /// The default it was registered with.
+    registered: AtomicI64,
+}
+
+impl Unprefixed {
+    const fn new(name: &'static CStr, (min, max): (i64, i64), cell: &'static AtomicU64) -> Self {
+        Unprefixed {
+            name,
+            min,
+            max,
+            cell,
+            registered: AtomicI64::new(0),
+        }
+    }
+
+    /// The setting, within this name's range (CONFIG REWRITE writes what a get returns, and a
+    /// value a load argument put past RedisBloom's range must not stop the next start).
+    fn value(&self) -> i64 {
+        (self.cell.load(Relaxed).min(i64::MAX as u64) as i64).clamp(self.min, self.max)
+    }
+}
+
+/// RedisBloom 8's numeric configs (its `bf-error-rate` is a string, as rsbloom's is).
+static UNPREFIXED: [Unprefixed; 7] = [
+    Unprefixed::new(c"bf-initial-size", (1, 1_048_576), &INITIAL_SIZE),
+    Unprefixed::new(c"bf-expansion-factor", (0, 32_768), &EXPANSION),
+    Unprefixed::new(c"cf-bucket-size", (1, 255), &CF_BUCKET_SIZE),
+    Unprefixed::new(c"cf-initial-size", (2, 1_048_576), &CF_INITIAL_SIZE),
+    Unprefixed::new(c"cf-max-iterations", (1, 65_535), &CF_MAX_ITERATIONS),
+    Unprefixed::new(c"cf-expansion-factor", (0, 32_768), &CF_EXPANSION),
+    Unprefixed::new(c"cf-max-expansions", (1, 65_535), &CF_MAX_EXPANSIONS),
+];
+
+extern "C" fn get_unprefixed(_name: *const c_char, privdata: *mut c_void) -> c_longlong {
+    no_unwind(0, || {
+        UNPREFIXED
+            .iter()
+            .find(|u| std::ptr::eq(*u, privdata.cast_const().cast()))
+            .map_or(0, |u| u.value() as c_longlong)
+    })
+}
+
+extern "C" fn set_unprefixed(
+    _name: *const c_char,
+    val: c_longlong,
+    privdata: *mut c_void,
+    err: *mut *mut raw::RedisModuleString,
+) -> c_int {
+    const ERR: c_int = raw::Status::Err as c_int;
+    no_unwind(ERR, || {
+        let Some(u) = UNPREFIXED
+            .iter()
+            .find(|u| std::ptr::eq(*u, privdata.cast_const().cast()))
+        else {
+            set_config_error(err, "unknown rsbloom config");
+            return ERR;
+        };
+        if LOADING.load(Relaxed) && val == u.registered.load(Relaxed) {
+            return raw::Status::Ok as c_int;
+        }
+        // Redis checks the range before calling; checked again so the atomic never holds junk.
+        if !(u.min..=u.max).contains(&val) {
+            let name = u.name.to_string_lossy();
+            set_config_error(
+                err,
+                &format!("{name} must be between {} and {}", u.min, u.max),
+            );
+            return ERR;
+        }
+        u.cell.store(val as u64, Relaxed);
+        raw::Status::Ok as c_int
+    })
+}
+
+/// Registers RedisBloom 8's unprefixed names where the server takes them; false (and nothing
+/// registered) where it does not. The first registration is the probe.
+fn register_unprefixed(ctx: *mut raw::RedisModuleCtx) -> Result<bool, String> {
+    let ok = raw::Status::Ok as c_int;
+    let flags = raw::REDISMODULE_CONFIG_UNPREFIXED;
+    let default = CString::new(error_rate_text()).map_err(|e| e.to_string())?;
+    // SAFETY: as in `register`.
+    let status = unsafe {
+        raw::RedisModule_RegisterStringConfig.unwrap()(
+            ctx,
+            c"bf-error-rate".as_ptr(),
+            default.as_ptr(),
+            flags,
+            Some(get_error_rate),
+            Some(set_error_rate),
+            None,
+            std::ptr::null_mut(),
+        )
+    };
+    if status != ok {
+        return Ok(false);
+    }
+    for u in &UNPREFIXED {
+        let current = u.value();
+        u.registered.store(current, Relaxed);
+        // SAFETY: as in `register`; privdata points at the static entry, which lives for the
+        // whole process and is only compared against.
+        let status = unsafe {
+            raw::RedisModule_RegisterNumericConfig.unwrap()(
+                ctx,
+                u.name.as_ptr(),
+                current,
+                flags,
+                u.min,
+                u.max,
+                Some(get_unprefixed),
+                Some(set_unprefixed),
+                None,
+                std::ptr::from_ref(u).cast_mut().cast(),
+            )
+        };
+        if status != ok {
+            return Err(format!(
+                "could not register config {}",
+                u.name.to_string_lossy()
+            ));
+        }
+    }
+    Ok(true)
+}
+
 /// The entry of [`NUMERIC`] a callback's privdata points at.
 fn numeric_of(privdata: *mut c_void) -> Option<&'static Numeric> {
     NUMERIC
@@ -241,6 +419,9 @@ extern "C" fn set_numeric(
             set_config_error(err, "unknown rsbloom config");
             return ERR;
         };
+        if LOADING.load(Relaxed) && val == n.registered.load(Relaxed) {
+            return raw::Status::Ok as c_int;
+        }
         // Redis checks the range before calling; checked again so the atomic never holds junk.
         let args::IntegerArg { min, max, .. } = n.load_arg;
         if !(min..=max).contains(&val) {
@@ -259,7 +440,15 @@ extern "C" fn set_numeric(
 // `ctx` is only passed on to Redis, which requires OnLoad's live context.
 #[allow(clippy::not_unsafe_ptr_arg_deref)]
 pub fn register(ctx: *mut raw::RedisModuleCtx) -> Result<(), String> {
+    LOADING.store(true, Relaxed);
+    let result = register_and_load(ctx);
+    LOADING.store(false, Relaxed);
+    result
+}
+
+fn register_and_load(ctx: *mut raw::RedisModuleCtx) -> Result<(), String> {
     let ok = raw::Status::Ok as c_int;
+    ERROR_RATE_REGISTERED.store(ERROR_RATE_BITS.load(Relaxed), Relaxed);
     let default = CString::new(error_rate_text()).map_err(|e| e.to_string())?;
     // SAFETY: OnLoad's live context; NUL-terminated strings (Redis copies them); callbacks
     // with the signatures Redis expects; no privdata.
@@ -281,6 +470,7 @@ pub fn register(ctx: *mut raw::RedisModuleCtx) -> Result<(), String> {
     for n in &NUMERIC {
         let args::IntegerArg { min, max, .. } = n.load_arg;
         let current = n.cell.load(Relaxed).min(max as u64) as i64;
+        n.registered.store(current, Relaxed);
         // SAFETY: as above; privdata points at the config's static atomic, which lives for the
         // whole process and is only read through `numeric_of`.
         let status = unsafe {
@@ -304,6 +494,7 @@ pub fn register(ctx: *mut raw::RedisModuleCtx) -> Result<(), String> {
             ));
         }
     }
+    UNPREFIXED_CONFIGS.store(register_unprefixed(ctx)?, Relaxed);
     // SAFETY: OnLoad's live context, after every config is registered.
     if unsafe { raw::RedisModule_LoadConfigs.unwrap()(ctx) } != ok {
         return Err("invalid bf.* config value (see the log above)".into());

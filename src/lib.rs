@@ -114,13 +114,14 @@ unsafe fn load(
     }
     let yes_no = |b: bool| if b { "yes" } else { "no" };
     context.log_notice(&format!(
-        "rsbloom {} loaded as module 'bf' {MODULE_VERSION} on {} {}: ACL categories {} (@bloom {}), atomic slot migration {}; bf.error-rate {} bf.initial-size {} bf.expansion {} bf.max-filter-bytes {} bf.cf-max-expansions {}",
+        "rsbloom {} loaded as module 'bf' {MODULE_VERSION} on {} {}: ACL categories {} (@bloom {}), atomic slot migration {}, unprefixed configs {}; bf.error-rate {} bf.initial-size {} bf.expansion {} bf.max-filter-bytes {} bf.cf-max-expansions {}",
         env!("CARGO_PKG_VERSION"),
         caps.server,
         caps.version,
         yes_no(caps.acl_categories),
         yes_no(caps.bloom_category),
         yes_no(caps.atomic_slot_migration),
+        yes_no(config::unprefixed_configs()),
         config::error_rate(),
         config::initial_size(),
         config::expansion(),

@@ -331,7 +331,8 @@ fn strings(r: &Reply) -> Vec<String> {
         .collect()
 }
 
-/// COMMAND INFO: name, arity, flags, first key 1, last key 1, step 1, and one key spec with
+/// COMMAND INFO: name, arity, flags, first key 1, last key 1, step 1, the `dont_cache` tip of
+/// the introspection commands, and one key spec with
 /// the flags of KEY_SPECS, beginning at index 1, a range of one key; COMMAND DOCS: summary,
 /// since and complexity.
 #[test]
@@ -380,6 +381,22 @@ fn command_info_flags_key_positions_and_key_specs() {
         };
         want.sort();
         assert_eq!(categories, want, "{name} ACL categories");
+        // Command tips (the 8th element): the introspection commands are not for a client's
+        // cache, as in RedisBloom 8.
+        let introspection = [
+            "bf.info",
+            "bf.debug",
+            "bf.scandump",
+            "cf.info",
+            "cf.debug",
+            "cf.scandump",
+        ];
+        let tips: Vec<String> = if introspection.contains(&name) {
+            vec!["dont_cache".into()]
+        } else {
+            vec![]
+        };
+        assert_eq!(strings(&info[7]), tips, "{name} tips");
         let Reply::Arr(specs) = &info[8] else {
             panic!("{name} key specs {:?}", info[8])
         };
@@ -426,6 +443,22 @@ fn command_info_flags_key_positions_and_key_specs() {
         assert_eq!(field(doc, "since"), &bulk(since), "{name}");
         assert!(matches!(field(doc, "complexity"), Reply::Bulk(b) if b.starts_with(b"O(")));
         assert_eq!(field(doc, "module"), &bulk("bf"), "{name}");
+    }
+    // The cuckoo introspection commands have the tip too, its other readers none.
+    for (name, tips) in [
+        ("cf.info", &["dont_cache"][..]),
+        ("cf.debug", &["dont_cache"]),
+        ("cf.scandump", &["dont_cache"]),
+        ("cf.exists", &[]),
+        ("cf.count", &[]),
+    ] {
+        let Reply::Arr(outer) = run(&mut con, &["COMMAND", "INFO", name]) else {
+            panic!("COMMAND INFO {name}")
+        };
+        let Reply::Arr(info) = &outer[0] else {
+            panic!("COMMAND INFO {name}: {outer:?}")
+        };
+        assert_eq!(strings(&info[7]), tips, "{name} tips");
     }
     // Redis checks the arity itself now, with the same error the module gave
     assert_eq!(

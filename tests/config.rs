@@ -675,3 +675,96 @@ fn config_rewrite_keeps_the_bf_configs_across_a_restart() {
         strings(["0.001", "100", "4", "1048576"])
     );
 }
+
+/// RedisBloom 8's config names, without the module's prefix, where the server takes unprefixed
+/// module configs (Redis 8): its defaults, its ranges, CONFIG SET changing new filters, and
+/// the cuckoo filters' defaults. Elsewhere they are unknown, and the load line says so.
+#[test]
+fn redisbloom_8_config_names_where_the_server_takes_them() {
+    let s = Server::new();
+    let mut c = s.conn();
+    let names = [
+        ("bf-error-rate", "0.01"),
+        ("bf-initial-size", "100"),
+        ("bf-expansion-factor", "2"),
+        ("cf-bucket-size", "2"),
+        ("cf-initial-size", "1024"),
+        ("cf-max-iterations", "20"),
+        ("cf-expansion-factor", "1"),
+        ("cf-max-expansions", "32"),
+    ];
+    if flavor() != Flavor::Redis80 {
+        for (name, _) in names {
+            assert!(config_set(&mut c, name, "2").is_err(), "{name}");
+        }
+        assert!(s.log().contains("unprefixed configs no"), "{}", s.log());
+        return;
+    }
+    assert!(s.log().contains("unprefixed configs yes"), "{}", s.log());
+    for (name, default) in names {
+        assert_eq!(config_get(&mut c, name), default, "{name}");
+    }
+    // Other names of rsbloom's own settings.
+    assert_eq!(config_set(&mut c, "bf-error-rate", "0.02"), ok());
+    assert_eq!(config_get(&mut c, "bf.error-rate"), "0.02");
+    assert_eq!(run(&mut c, &["BF.ADD", "b", "x"]), int(1));
+    // The first link of a scaling chain has half the rate.
+    assert_eq!(first_link_field(&mut c, "b", "ratio"), "0.01");
+    assert_eq!(config_set(&mut c, "bf-expansion-factor", "4"), ok());
+    assert_eq!(config_get(&mut c, "bf.expansion"), "4");
+    assert!(config_set(&mut c, "bf-initial-size", "1048577").is_err());
+    assert!(config_set(&mut c, "cf-bucket-size", "256").is_err());
+    // The cuckoo filters' defaults.
+    for (name, value) in [
+        ("cf-initial-size", "4096"),
+        ("cf-bucket-size", "4"),
+        ("cf-max-iterations", "50"),
+        ("cf-expansion-factor", "2"),
+    ] {
+        assert_eq!(config_set(&mut c, name, value), ok(), "{name}");
+    }
+    assert_eq!(run(&mut c, &["CF.ADD", "c", "x"]), int(1));
+    assert_eq!(run(&mut c, &["CF.RESERVE", "r", "1000"]), ok());
+    for key in ["c", "r"] {
+        let Reply::Arr(info) = run(&mut c, &["CF.INFO", key]) else {
+            panic!("CF.INFO {key}")
+        };
+        let field = |name: &str| {
+            let at = info
+                .iter()
+                .position(|f| *f == bulk(name) || *f == status(name))
+                .unwrap_or_else(|| panic!("no {name} in {info:?}"));
+            info[at + 1].clone()
+        };
+        let buckets = if key == "c" { 1024 } else { 256 };
+        assert_eq!(field("Number of buckets"), int(buckets), "{key}");
+        assert_eq!(field("Bucket size"), int(4), "{key}");
+        assert_eq!(field("Expansion rate"), int(2), "{key}");
+        assert_eq!(field("Max iterations"), int(50), "{key}");
+    }
+}
+
+/// A Redis 8 `redis.conf` with RedisBloom 8's lines starts a server whose filters use them, and
+/// CONFIG REWRITE keeps them across a restart.
+#[test]
+fn redisbloom_8_config_lines_start_a_server_and_survive_a_rewrite() {
+    if flavor() != Flavor::Redis80 {
+        return;
+    }
+    let mut s = Server::with_config_file("bf-error-rate 0.002\ncf-bucket-size 4");
+    let mut c = s.conn();
+    assert_eq!(config_get(&mut c, "bf.error-rate"), "0.002");
+    assert_eq!(run(&mut c, &["BF.ADD", "b", "x"]), int(1));
+    assert_eq!(first_link_field(&mut c, "b", "ratio"), "0.001");
+    assert_eq!(config_set(&mut c, "cf-max-iterations", "30"), ok());
+    assert_eq!(run(&mut c, &["CONFIG", "REWRITE"]), ok());
+    let file = std::fs::read_to_string(s.dir.join("redis.conf")).unwrap();
+    assert!(file.lines().any(|l| l == "cf-max-iterations 30"), "{file}");
+    assert!(file.lines().any(|l| l == "cf-bucket-size 4"), "{file}");
+    drop(c);
+    s.restart();
+    let mut c = s.conn();
+    assert_eq!(config_get(&mut c, "cf-max-iterations"), "30");
+    assert_eq!(config_get(&mut c, "cf-bucket-size"), "4");
+    assert_eq!(config_get(&mut c, "bf-error-rate"), "0.002");
+}

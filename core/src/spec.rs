@@ -97,7 +97,7 @@ impl CuckooSpec {
 
     /// The filter an add to a missing key creates: RedisBloom's defaults, with `capacity`
     /// from CF.INSERT's CAPACITY.
-    pub fn implicit(capacity: u64) -> Self {
+    pub const fn implicit(capacity: u64) -> Self {
         CuckooSpec {
             capacity,
             bucket_size: Self::DEFAULT_BUCKET_SIZE,

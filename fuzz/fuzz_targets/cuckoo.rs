@@ -11,7 +11,7 @@ use rsbloom_core::args::Refusal;
 use rsbloom_core::cuckoo::args as cuckoo_args;
 use rsbloom_core::codec::FieldSlice;
 use rsbloom_core::cuckoo::{rdb as cuckoo_rdb, scandump as cuckoo_scandump};
-use rsbloom_core::{Cuckoo, CuckooError};
+use rsbloom_core::{Cuckoo, CuckooError, CuckooSpec};
 use rsbloom_fuzz::{decode_dump, decode_rdb, CHUNKS_LIMIT};
 
 fuzz_target!(init: rsbloom_fuzz::lazy_alloc::install(), |data: &[u8]| {
@@ -99,11 +99,14 @@ fn exercise(mut cf: Cuckoo) {
     assert_eq!(cf.deletes(), 0);
 }
 
+/// RedisBloom's defaults, as a server without configs for them has.
+const DEFAULTS: CuckooSpec = CuckooSpec::implicit(CuckooSpec::DEFAULT_CAPACITY);
+
 fn arguments(input: &[u8]) {
     let argv: Vec<&[u8]> = input.split(|&b| b == b'\n').collect();
     let mut reserve = vec![&b"CF.RESERVE"[..], b"key"];
     reserve.extend(&argv);
-    match cuckoo_args::reserve(&reserve) {
+    match cuckoo_args::reserve(&reserve, DEFAULTS) {
         Ok(r) => {
             let s = r.spec;
             assert!((1..=255).contains(&s.bucket_size));
@@ -115,7 +118,7 @@ fn arguments(input: &[u8]) {
             let words = cuckoo_args::reserve_words(&s, seed);
             let mut again: Vec<&[u8]> = vec![b"CF.RESERVE", b"key"];
             again.extend(words.iter().map(|w| w.as_bytes()));
-            let back = cuckoo_args::reserve(&again).expect("the replicated form parses");
+            let back = cuckoo_args::reserve(&again, DEFAULTS).expect("the replicated form parses");
             assert_eq!((back.spec, back.seed), (s, Some(seed)));
         }
         Err(Refusal::Arity) => {
@@ -125,7 +128,7 @@ fn arguments(input: &[u8]) {
     }
     let mut insert = vec![&b"CF.INSERT"[..], b"key"];
     insert.extend(&argv);
-    if let Ok(i) = cuckoo_args::insert(&insert) {
+    if let Ok(i) = cuckoo_args::insert(&insert, DEFAULTS) {
         assert!(i.first_item >= 3 && i.first_item < insert.len());
         if let Some(spec) = i.create {
             assert!(spec.capacity >= 4);

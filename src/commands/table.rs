@@ -57,6 +57,18 @@ static COMMAND_INFO_VERSION: raw::RedisModuleCommandInfoVersion =
         sizeof_arg: std::mem::size_of::<raw::RedisModuleCommandArg>(),
     };
 
+/// The commands whose replies a client-side cache must not keep: the introspection ones
+/// (RedisBloom 8 gives its `*.INFO`, `*.DEBUG` and `*.SCANDUMP` the same tip). Every server
+/// since Redis 7.0 takes command tips; clients read them from COMMAND INFO / COMMAND DOCS.
+const DONT_CACHE: [&str; 6] = [
+    "bf.info",
+    "bf.debug",
+    "bf.scandump",
+    "cf.info",
+    "cf.debug",
+    "cf.scandump",
+];
+
 /// What COMMAND INFO / COMMAND DOCS show for a command beyond its flags.
 struct Info {
     arity: c_int,
@@ -128,7 +140,11 @@ fn set_info(ctx: *mut raw::RedisModuleCtx, name: &CStr, info: &Info) -> Result<(
         complexity: info.complexity.as_ptr(),
         since: info.since.as_ptr(),
         history: std::ptr::null_mut(),
-        tips: std::ptr::null(),
+        tips: if DONT_CACHE.iter().any(|c| name.to_bytes() == c.as_bytes()) {
+            c"dont_cache".as_ptr()
+        } else {
+            std::ptr::null()
+        },
         arity: info.arity,
         key_specs: key_specs.as_mut_ptr(),
         args: std::ptr::null_mut(),

@@ -33,7 +33,7 @@ pub struct Reserve {
 /// capacity, in keyword-value pairs, and an unknown keyword is an error (RedisBloom ignores
 /// it, and reads past its arguments when a keyword comes last). The expansion is stored
 /// rounded up to a power of two.
-pub fn reserve(argv: &[&[u8]]) -> Result<Reserve, Refusal> {
+pub fn reserve(argv: &[&[u8]], defaults: CuckooSpec) -> Result<Reserve, Refusal> {
     use errors::cf;
     refuse_window_words(&argv[argv.len().min(3)..])?;
     if argv.len() < 3 || argv.len().is_multiple_of(2) {
@@ -56,21 +56,21 @@ pub fn reserve(argv: &[&[u8]]) -> Result<Reserve, Refusal> {
             cf::PARSE_MAX_ITERATIONS,
             cf::MAX_ITERATIONS_RANGE,
             1..=65535,
-            i64::from(CuckooSpec::DEFAULT_MAX_ITERATIONS),
+            i64::from(defaults.max_iterations),
         ),
         (
             "BUCKETSIZE",
             cf::PARSE_BUCKET_SIZE,
             cf::BUCKET_SIZE_RANGE,
             1..=255,
-            i64::from(CuckooSpec::DEFAULT_BUCKET_SIZE),
+            i64::from(defaults.bucket_size),
         ),
         (
             "EXPANSION",
             cf::PARSE_EXPANSION,
             cf::EXPANSION_RANGE,
             0..=i64::from(crate::cuckoo::filter::MAX_EXPANSION),
-            i64::from(CuckooSpec::DEFAULT_EXPANSION),
+            i64::from(defaults.expansion),
         ),
     ];
     let mut values = [0i64; 3];
@@ -144,7 +144,7 @@ pub struct Insert {
 /// each token is recognised by its first letter (`c`: CAPACITY and its value, `i`: the items
 /// follow, `n`: NOCREATE), errors are reported left to right, and CAPACITY is checked even when
 /// the key exists.
-pub fn insert(argv: &[&[u8]]) -> Result<Insert, Refusal> {
+pub fn insert(argv: &[&[u8]], defaults: CuckooSpec) -> Result<Insert, Refusal> {
     if argv.len() < 4 {
         return Err(Refusal::Arity);
     }
@@ -153,7 +153,7 @@ pub fn insert(argv: &[&[u8]]) -> Result<Insert, Refusal> {
         .position(|a| a.first().is_some_and(|c| c.eq_ignore_ascii_case(&b'i')))
         .map_or(argv.len(), |at| at + 2);
     refuse_window_words(&argv[2..options_end])?;
-    let mut capacity = CuckooSpec::DEFAULT_CAPACITY;
+    let mut capacity = defaults.capacity;
     let mut nocreate = false;
     let mut i = 2;
     while i < argv.len() {
@@ -162,7 +162,11 @@ pub fn insert(argv: &[&[u8]]) -> Result<Insert, Refusal> {
                 if i + 1 == argv.len() {
                     return Err(Refusal::Arity);
                 }
-                let spec = CuckooSpec::implicit(capacity);
+                let spec = CuckooSpec {
+                    capacity,
+                    expansion: CuckooSpec::stored_expansion(defaults.expansion),
+                    ..defaults
+                };
                 return Ok(Insert {
                     create: (!nocreate).then_some(spec),
                     first_item: i + 1,
@@ -171,7 +175,7 @@ pub fn insert(argv: &[&[u8]]) -> Result<Insert, Refusal> {
             Some(b'c') => {
                 let value = *argv.get(i + 1).ok_or(Refusal::Arity)?;
                 let c = integer(value).ok_or(Refusal::Reply(errors::cf::BAD_CAPACITY))?;
-                if c < 2 * i64::from(CuckooSpec::DEFAULT_BUCKET_SIZE) {
+                if c < 2 * i64::from(defaults.bucket_size) {
                     return Err(Refusal::Reply(errors::cf::CAPACITY_RANGE));
                 }
                 capacity = c as u64;
@@ -195,12 +199,14 @@ mod tests {
         line.split_whitespace().map(str::as_bytes).collect()
     }
 
+    const DEFAULTS: CuckooSpec = CuckooSpec::implicit(CuckooSpec::DEFAULT_CAPACITY);
+
     fn reserve_of(line: &str) -> Result<Reserve, Refusal> {
-        reserve(&words(line))
+        reserve(&words(line), DEFAULTS)
     }
 
     fn insert_of(line: &str) -> Result<Insert, Refusal> {
-        insert(&words(line))
+        insert(&words(line), DEFAULTS)
     }
 
     #[test]
@@ -296,7 +302,7 @@ mod tests {
             let mut argv = words("CF.RESERVE k");
             let replicated = reserve_words(&spec, 77);
             argv.extend(replicated.iter().map(|w| w.as_bytes()));
-            let back = reserve(&argv).unwrap();
+            let back = reserve(&argv, DEFAULTS).unwrap();
             assert_eq!((back.spec, back.seed), (spec, Some(77)), "{line}");
         }
     }

@@ -48,12 +48,16 @@ fn single(ctx: &Ctx, a: &Args, kind: Command) {
     if a.len() != 3 {
         return ctx.reply_wrong_arity();
     }
-    let spec = CuckooSpec::implicit(CuckooSpec::DEFAULT_CAPACITY);
+    let defaults = config::cuckoo_defaults();
+    let spec = CuckooSpec {
+        expansion: CuckooSpec::stored_expansion(defaults.expansion),
+        ..defaults
+    };
     insert_items(ctx, a, kind, 2, Some(spec));
 }
 
 fn multi(ctx: &Ctx, a: &Args, kind: Command) {
-    match args::insert(&a.to_vec()) {
+    match args::insert(&a.to_vec(), config::cuckoo_defaults()) {
         Ok(i) => insert_items(ctx, a, kind, i.first_item, i.create),
         Err(refusal) => refuse(ctx, refusal),
     }

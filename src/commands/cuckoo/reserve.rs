@@ -2,12 +2,13 @@
 
 use super::create;
 use crate::commands::refuse;
+use crate::config;
 use crate::redis::{Args, Ctx};
 use rsbloom_core::cuckoo::args;
 use rsbloom_core::Cuckoo;
 
 pub fn reserve(ctx: &Ctx, a: &Args) {
-    match args::reserve(&a.to_vec()) {
+    match args::reserve(&a.to_vec(), config::cuckoo_defaults()) {
         Ok(r) => crate::commands::reserve::<Cuckoo>(ctx, a, c"cf.reserve", |key| {
             create(ctx, a, key, &r.spec, r.seed).map(|_| ())
         }),
