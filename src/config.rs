@@ -37,6 +37,8 @@ static CF_MAX_ITERATIONS: AtomicU64 = AtomicU64::new(CuckooSpec::DEFAULT_MAX_ITE
 static CF_EXPANSION: AtomicU64 = AtomicU64::new(CuckooSpec::DEFAULT_EXPANSION as u64);
 /// Whether the server took RedisBloom 8's unprefixed config names.
 static UNPREFIXED_CONFIGS: AtomicBool = AtomicBool::new(false);
+/// How many of them it refused (a name it already had).
+static SKIPPED_UNPREFIXED: AtomicU64 = AtomicU64::new(0);
 /// Set while `LoadConfigs` applies redis.conf: two names of one setting each get a value then,
 /// the file's or their default, so a name's default (the value the setting had when it was
 /// registered) is not applied over the other name's value from the file.
@@ -82,9 +84,17 @@ pub fn cuckoo_defaults() -> CuckooSpec {
     }
 }
 
-/// Whether the server took RedisBloom 8's unprefixed config names (for the load log line).
-pub fn unprefixed_configs() -> bool {
-    UNPREFIXED_CONFIGS.load(Relaxed)
+/// Which of RedisBloom 8's unprefixed config names the server took, for the load log line:
+/// `no`, `yes`, or `yes, N of 8` where some collided with rsbloom's own names.
+pub fn unprefixed_configs() -> String {
+    match (
+        UNPREFIXED_CONFIGS.load(Relaxed),
+        SKIPPED_UNPREFIXED.load(Relaxed),
+    ) {
+        (false, _) => "no".into(),
+        (true, 0) => "yes".into(),
+        (true, skipped) => format!("yes, {} of 8", 8 - skipped),
+    }
 }
 
 /// The filter an add to a missing key creates: the module defaults.
@@ -341,6 +351,29 @@ extern "C" fn set_unprefixed(
     })
 }
 
+/// Whether `CONFIG GET name` answers a value.
+fn server_knows_config(ctx: *mut raw::RedisModuleCtx, name: &CStr) -> bool {
+    // SAFETY: OnLoad's live context; "cc" takes two C strings, valid for the call.
+    let reply = unsafe {
+        raw::RedisModule_Call.unwrap()(
+            ctx,
+            c"CONFIG".as_ptr(),
+            c"cc".as_ptr(),
+            c"GET".as_ptr(),
+            name.as_ptr(),
+        )
+    };
+    if reply.is_null() {
+        return false;
+    }
+    // SAFETY: a reply RedisModule_Call returned, read and then freed once.
+    unsafe {
+        let pairs = raw::RedisModule_CallReplyLength.unwrap()(reply);
+        raw::RedisModule_FreeCallReply.unwrap()(reply);
+        pairs == 2
+    }
+}
+
 /// Registers RedisBloom 8's unprefixed names where the server takes them; false (and nothing
 /// registered) where it does not. The first registration is the probe.
 fn register_unprefixed(ctx: *mut raw::RedisModuleCtx) -> Result<bool, String> {
@@ -360,7 +393,9 @@ fn register_unprefixed(ctx: *mut raw::RedisModuleCtx) -> Result<bool, String> {
             std::ptr::null_mut(),
         )
     };
-    if status != ok {
+    // A server may take the flag and prefix the name all the same (Valkey 9.1 registers
+    // `bf.bf-error-rate`, another name of the error rate): the name must answer CONFIG GET.
+    if status != ok || !server_knows_config(ctx, c"bf-error-rate") {
         return Ok(false);
     }
     for u in &UNPREFIXED {
@@ -383,10 +418,9 @@ fn register_unprefixed(ctx: *mut raw::RedisModuleCtx) -> Result<bool, String> {
             )
         };
         if status != ok {
-            return Err(format!(
-                "could not register config {}",
-                u.name.to_string_lossy()
-            ));
+            // Valkey 9 keeps one namespace for a module's names with and without its prefix:
+            // `cf-max-expansions` is rsbloom's `bf.cf-max-expansions` there, which stays.
+            SKIPPED_UNPREFIXED.fetch_add(1, Relaxed);
         }
     }
     Ok(true)

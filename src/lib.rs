@@ -121,7 +121,7 @@ unsafe fn load(
         yes_no(caps.acl_categories),
         yes_no(caps.bloom_category),
         yes_no(caps.atomic_slot_migration),
-        yes_no(config::unprefixed_configs()),
+        config::unprefixed_configs(),
         config::error_rate(),
         config::initial_size(),
         config::expansion(),
