@@ -351,6 +351,22 @@ extern "C" fn set_unprefixed(
     })
 }
 
+/// The name of the probe for unprefixed configs.
+const UNPREFIXED_PROBE: &CStr = c"rsbloom-unprefixed-probe";
+
+extern "C" fn get_probe(_name: *const c_char, _privdata: *mut c_void) -> c_int {
+    0
+}
+
+extern "C" fn set_probe(
+    _name: *const c_char,
+    _val: c_int,
+    _privdata: *mut c_void,
+    _err: *mut *mut raw::RedisModuleString,
+) -> c_int {
+    raw::Status::Ok as c_int
+}
+
 /// Whether `CONFIG GET name` answers a value.
 fn server_knows_config(ctx: *mut raw::RedisModuleCtx, name: &CStr) -> bool {
     // SAFETY: OnLoad's live context; "cc" takes two C strings, valid for the call.
@@ -379,6 +395,25 @@ fn server_knows_config(ctx: *mut raw::RedisModuleCtx, name: &CStr) -> bool {
 fn register_unprefixed(ctx: *mut raw::RedisModuleCtx) -> Result<bool, String> {
     let ok = raw::Status::Ok as c_int;
     let flags = raw::REDISMODULE_CONFIG_UNPREFIXED;
+    // The probe: a hidden, inert config. A server may take the flag and prefix the name all
+    // the same (Valkey 9.1 registers `bf.<name>`), so the unprefixed name must answer
+    // CONFIG GET; hidden, it stays out of CONFIG GET's patterns and CONFIG REWRITE either way.
+    // SAFETY: as in `register`; inert callbacks, no privdata.
+    let probe = unsafe {
+        raw::RedisModule_RegisterBoolConfig.unwrap()(
+            ctx,
+            UNPREFIXED_PROBE.as_ptr(),
+            0,
+            flags | raw::REDISMODULE_CONFIG_HIDDEN,
+            Some(get_probe),
+            Some(set_probe),
+            None,
+            std::ptr::null_mut(),
+        )
+    };
+    if probe != ok || !server_knows_config(ctx, UNPREFIXED_PROBE) {
+        return Ok(false);
+    }
     let default = CString::new(error_rate_text()).map_err(|e| e.to_string())?;
     // SAFETY: as in `register`.
     let status = unsafe {
@@ -393,10 +428,8 @@ fn register_unprefixed(ctx: *mut raw::RedisModuleCtx) -> Result<bool, String> {
             std::ptr::null_mut(),
         )
     };
-    // A server may take the flag and prefix the name all the same (Valkey 9.1 registers
-    // `bf.bf-error-rate`, another name of the error rate): the name must answer CONFIG GET.
-    if status != ok || !server_knows_config(ctx, c"bf-error-rate") {
-        return Ok(false);
+    if status != ok {
+        return Err("could not register config bf-error-rate".into());
     }
     for u in &UNPREFIXED {
         let current = u.value();
