@@ -304,7 +304,7 @@ static UNPREFIXED: [Unprefixed; 7] = [
     Unprefixed::new(c"bf-initial-size", (1, 1_048_576), &INITIAL_SIZE),
     Unprefixed::new(c"bf-expansion-factor", (0, 32_768), &EXPANSION),
     Unprefixed::new(c"cf-bucket-size", (1, 255), &CF_BUCKET_SIZE),
-    Unprefixed::new(c"cf-initial-size", (2, 1_048_576), &CF_INITIAL_SIZE),
+    Unprefixed::new(c"cf-initial-size", (1, 1_048_576), &CF_INITIAL_SIZE),
     Unprefixed::new(c"cf-max-iterations", (1, 65_535), &CF_MAX_ITERATIONS),
     Unprefixed::new(c"cf-expansion-factor", (0, 32_768), &CF_EXPANSION),
     Unprefixed::new(c"cf-max-expansions", (1, 65_535), &CF_MAX_EXPANSIONS),
