@@ -382,9 +382,11 @@ fn a_time_window_follows_the_clock_and_never_runs_backwards() {
     let s = Server::new();
     let mut c = s.conn();
     assert_eq!(
-        run(&mut c, &["BF.RESERVE", "t", "0.01", "1000", "WINDOW", "2"]),
+        run(&mut c, &["BF.RESERVE", "t", "0.01", "10000", "WINDOW", "2"]),
         ok()
     );
+    // 200 items in one generation of a window sized for 10,000: no add meets a false positive,
+    // so every one counts.
     let t0 = now_ms();
     let early = items("early", 200);
     let late = items("late", 200);
