@@ -30,6 +30,7 @@ def free_port():
 
 
 class Server:
+    # `module` None: a server without a module (a page that loads it with MODULE LOAD).
     def __init__(self, name, module, extra_args=()):
         self.name = name
         self.module = module
@@ -60,7 +61,7 @@ class Server:
                     "--appendonly", "no",
                     "--logfile", self.log_path,
                     *self.extra_args,
-                    "--loadmodule", self.module,
+                    *(["--loadmodule", self.module] if self.module else []),
                 ],
                 stdin=subprocess.DEVNULL,
                 stdout=subprocess.DEVNULL,
