@@ -10,6 +10,7 @@
 #                then cuckoo filters against RedisBloom's (bench/cuckoo.py, CUCKOO.md)
 #   make bench-core   criterion micro-benchmarks of the core (core/benches/core.rs)
 #   make fuzz    cargo-fuzz targets (fuzz/), FUZZ_SECONDS each (default 60)
+#   make deb       a Debian package of the built module (scripts/deb): target/debian/rsbloom_*.deb
 #   make install   the built module to $(DESTDIR)$(PREFIX)/lib/redis/modules/rsbloom.so
 #                  (PREFIX default /usr/local); make uninstall removes it
 #   make test-matrix    the command, persistence, replication, window, ACL, migration, cluster and Python
@@ -34,7 +35,7 @@ PREFIX      ?= /usr/local
 DESTDIR     ?=
 MODULE_DIR  := $(DESTDIR)$(PREFIX)/lib/redis/modules
 
-.PHONY: all deps build run check test pytest test-py fmt clippy clean install uninstall
+.PHONY: all deps build run check test pytest test-py fmt clippy clean install uninstall deb
 
 all: build
 
@@ -60,16 +61,20 @@ deps:
 build: deps
 	$(CARGO) build --release
 
-# The module where servers' configs usually point (loadmodule <dir>/rsbloom.so), mode 0644.
+# The module where servers' configs usually point (loadmodule <dir>/rsbloom.so), mode 0755:
+# Redis refuses to load a module file without execute permission.
 install: build
 	install -d $(MODULE_DIR)
-	install -m 0644 $(MODULE) $(MODULE_DIR)/rsbloom.so
+	install -m 0755 $(MODULE) $(MODULE_DIR)/rsbloom.so
 	@echo "rsbloom: installed $(MODULE_DIR)/rsbloom.so; load it with"
 	@echo "  loadmodule $(PREFIX)/lib/redis/modules/rsbloom.so   (redis.conf / valkey.conf)"
 	@echo "  MODULE LOAD $(PREFIX)/lib/redis/modules/rsbloom.so  (redis-cli, a running server)"
 
 uninstall:
 	rm -f $(MODULE_DIR)/rsbloom.so
+
+deb: build
+	scripts/deb
 
 run: build
 	@mkdir -p data
@@ -172,7 +177,8 @@ test-matrix: deps venv
 	  RSBLOOM_TEST_SERVER=$$server $(CARGO) test --release $(addprefix --test ,$(MATRIX_TESTS)) \
 	    -- --test-threads=2; \
 	  RSBLOOM_TEST_SERVER=$$server $(CARGO) test --release --test cluster -- --test-threads=1 --nocapture; \
-	  RSBLOOM_TEST_SERVER=$$server $(VENV)/bin/python -m pytest -q tests/py/test_client.py; \
+	  RSBLOOM_TEST_SERVER=$$server $(VENV)/bin/python -m pytest -q tests/py/test_client.py \
+	    tests/py/test_package.py; \
 	done
 
 # Benchmarks: they measure and assert nothing, and make test does not run them. bench.py's
