@@ -390,6 +390,35 @@ fn server_knows_config(ctx: *mut raw::RedisModuleCtx, name: &CStr) -> bool {
     }
 }
 
+/// Registers the error rate as the string config `name` with `flags`; `shown` names it in the
+/// error.
+fn register_error_rate(
+    ctx: *mut raw::RedisModuleCtx,
+    name: &CStr,
+    flags: u32,
+    shown: &str,
+) -> Result<(), String> {
+    let default = CString::new(error_rate_text()).map_err(|e| e.to_string())?;
+    // SAFETY: OnLoad's live context; NUL-terminated strings (Redis copies them); callbacks
+    // with the signatures Redis expects; no privdata.
+    let status = unsafe {
+        raw::RedisModule_RegisterStringConfig.unwrap()(
+            ctx,
+            name.as_ptr(),
+            default.as_ptr(),
+            flags,
+            Some(get_error_rate),
+            Some(set_error_rate),
+            None,
+            std::ptr::null_mut(),
+        )
+    };
+    if status != raw::Status::Ok as c_int {
+        return Err(format!("could not register config {shown}"));
+    }
+    Ok(())
+}
+
 /// Registers RedisBloom 8's unprefixed names where the server takes them; false (and nothing
 /// registered) where it does not. The first registration is the probe.
 fn register_unprefixed(ctx: *mut raw::RedisModuleCtx) -> Result<bool, String> {
@@ -414,23 +443,7 @@ fn register_unprefixed(ctx: *mut raw::RedisModuleCtx) -> Result<bool, String> {
     if probe != ok || !server_knows_config(ctx, UNPREFIXED_PROBE) {
         return Ok(false);
     }
-    let default = CString::new(error_rate_text()).map_err(|e| e.to_string())?;
-    // SAFETY: as in `register`.
-    let status = unsafe {
-        raw::RedisModule_RegisterStringConfig.unwrap()(
-            ctx,
-            c"bf-error-rate".as_ptr(),
-            default.as_ptr(),
-            flags,
-            Some(get_error_rate),
-            Some(set_error_rate),
-            None,
-            std::ptr::null_mut(),
-        )
-    };
-    if status != ok {
-        return Err("could not register config bf-error-rate".into());
-    }
+    register_error_rate(ctx, c"bf-error-rate", flags, "bf-error-rate")?;
     for u in &UNPREFIXED {
         let current = u.value();
         u.registered.store(current, Relaxed);
@@ -516,24 +529,12 @@ pub fn register(ctx: *mut raw::RedisModuleCtx) -> Result<(), String> {
 fn register_and_load(ctx: *mut raw::RedisModuleCtx) -> Result<(), String> {
     let ok = raw::Status::Ok as c_int;
     ERROR_RATE_REGISTERED.store(ERROR_RATE_BITS.load(Relaxed), Relaxed);
-    let default = CString::new(error_rate_text()).map_err(|e| e.to_string())?;
-    // SAFETY: OnLoad's live context; NUL-terminated strings (Redis copies them); callbacks
-    // with the signatures Redis expects; no privdata.
-    let status = unsafe {
-        raw::RedisModule_RegisterStringConfig.unwrap()(
-            ctx,
-            c"error-rate".as_ptr(),
-            default.as_ptr(),
-            raw::REDISMODULE_CONFIG_DEFAULT,
-            Some(get_error_rate),
-            Some(set_error_rate),
-            None,
-            std::ptr::null_mut(),
-        )
-    };
-    if status != ok {
-        return Err("could not register config bf.error-rate".into());
-    }
+    register_error_rate(
+        ctx,
+        c"error-rate",
+        raw::REDISMODULE_CONFIG_DEFAULT,
+        "bf.error-rate",
+    )?;
     for n in &NUMERIC {
         let args::IntegerArg { min, max, .. } = n.load_arg;
         let current = n.cell.load(Relaxed).min(max as u64) as i64;

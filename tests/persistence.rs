@@ -459,18 +459,9 @@ fn chains_from_before_the_mixed_layout_load_answer_and_save_as_they_did() {
         };
         assert_eq!(debug.len(), links + 1, "{key}: {debug:?}");
         assert_eq!(count(&present(&mut c, key, &items("item-", added))), added);
-        let hits: Vec<usize> = present(&mut c, key, &absent)
-            .into_iter()
-            .enumerate()
-            .filter_map(|(i, p)| p.then_some(i))
-            .collect();
-        let recorded: Vec<usize> = std::fs::read_to_string(format!("{dir}/{key}.present"))
-            .unwrap()
-            .split_whitespace()
-            .map(|i| i.parse().unwrap())
-            .collect();
         assert_eq!(
-            hits, recorded,
+            false_positives(&mut c, key, &absent),
+            recorded_false_positives(&format!("{dir}/{key}.present")),
             "{key}: the false positives of the first layout"
         );
     }

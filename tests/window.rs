@@ -756,16 +756,17 @@ fn redisbloom_refuses_the_window_dialect() {
     assert_eq!(run(&mut rc, &["EXISTS", "t"]), int(0));
 }
 
-/// Window filters saved by rsbloom before the blocked layout (a bit array per slice; DUMP
-/// payloads and SCANDUMP streams written by commit 4f0a6ca, see tests/fixtures/window-sliced):
-/// they load through RESTORE and LOADCHUNK, answer as they did, take new items and forget old
-/// ones, and save again in their own layout.
-#[test]
-fn window_filters_from_before_the_blocked_layout_still_load() {
+/// Window filters of the first layout saved by an older rsbloom, from the fixtures in `dir`:
+/// each loads through RESTORE and LOADCHUNK (the same bits), keeps its layout, holds the items it
+/// held, answers never-added items as recorded (the exact false positives in `<key>.present`,
+/// where the fixtures have them, else at the rate), takes new items (a count window holds its
+/// newest 1,000 and forgets the old ones), and saves again: its SCANDUMP stream as it was
+/// (`byte_identical`), and through DUMP / RESTORE every bit.
+fn first_layout_fixtures(dir: &str, recorded: bool, byte_identical: bool) {
     let s = Server::new();
     let mut c = s.conn();
-    let dir = concat!(env!("CARGO_MANIFEST_DIR"), "/tests/fixtures/window-sliced");
-    // (key, items added as item-0.., the newest of them the window must hold, slices)
+    let absent = items("absent-", 20_000);
+    // (key, items added as item-0.., the newest of them the window holds, slices)
     for (key, added, held, slices) in [
         ("count", 3000, 1000, 73),
         ("time", 500, 500, 23),
@@ -776,6 +777,16 @@ fn window_filters_from_before_the_blocked_layout_still_load() {
         let copy = format!("{key}-chunks");
         load_stream(&mut c, &copy, &format!("{dir}/{key}.scandump"));
         assert_eq!(digest(&mut c, &copy), digest(&mut c, key), "{key}");
+        if byte_identical {
+            let saved = std::fs::read(format!("{dir}/{key}.scandump")).unwrap();
+            assert_eq!(
+                scandump_stream(&mut c, key),
+                saved,
+                "{key}: saved as it was"
+            );
+        }
+        let layout = || Reply::Status("age-partitioned".into());
+        assert_eq!(window_field(&mut c, key, "Layout"), layout(), "{key}");
         assert_eq!(window_field(&mut c, key, "Slices"), int(slices), "{key}");
         assert_eq!(
             window_field(&mut c, key, "Items in window"),
@@ -788,12 +799,17 @@ fn window_filters_from_before_the_blocked_layout_still_load() {
             held,
             "{key}"
         );
-        let absent = items("absent-", 20_000);
-        let fp = count(&present(&mut c, key, &absent));
-        assert!(fp <= 300, "{key}: {fp} of 20,000 absent items read present");
+        if recorded {
+            assert_eq!(
+                false_positives(&mut c, key, &absent),
+                recorded_false_positives(&format!("{dir}/{key}.present")),
+                "{key}: the false positives of the first layout"
+            );
+        } else {
+            let fp = count(&present(&mut c, key, &absent));
+            assert!(fp <= 300, "{key}: {fp} of 20,000 absent items read present");
+        }
 
-        // It keeps working: new items are held (a count window holds its newest 1,000), and
-        // a count window forgets the old ones.
         let new = items("new-", 1500);
         for batch in new.chunks(500) {
             madd(&mut c, key, batch);
@@ -808,82 +824,29 @@ fn window_filters_from_before_the_blocked_layout_still_load() {
             let old = count(&present(&mut c, key, &its[added - held..]));
             assert!(old <= 30, "{old} of 1,000 forgotten items read present");
         }
-        // And it saves again: DUMP / RESTORE keeps every bit.
+        assert_eq!(window_field(&mut c, key, "Layout"), layout(), "{key}");
         let (again, restored) = (dump(&mut c, key), format!("{key}-again"));
         assert_eq!(restore(&mut c, &restored, &again), Ok(Value::Okay));
         assert_eq!(digest(&mut c, &restored), digest(&mut c, key), "{key}");
     }
 }
 
+/// Window filters saved by rsbloom before the blocked layout (a bit array per slice; commit
+/// 4f0a6ca, see tests/fixtures/window-sliced).
+#[test]
+fn window_filters_from_before_the_blocked_layout_still_load() {
+    let dir = concat!(env!("CARGO_MANIFEST_DIR"), "/tests/fixtures/window-sliced");
+    first_layout_fixtures(dir, false, false);
+}
+
 /// Window filters of the first layout as its last version saved them (slices within cache
-/// lines; DUMP payloads, SCANDUMP streams and the exact false positives recorded by commit
-/// 2c638e2, see tests/fixtures/window-blocked): they load through RESTORE and LOADCHUNK, keep
-/// their layout, answer exactly as they did, take new items, forget old ones, and save again
-/// byte for byte (the SCANDUMP stream; a DUMP payload also carries the server's RDB version).
+/// lines; commit 2c638e2, see tests/fixtures/window-blocked), with their recorded false
+/// positives; their SCANDUMP stream saves byte for byte (a DUMP payload also carries the
+/// server's RDB version).
 #[test]
 fn window_filters_of_the_first_layout_load_answer_and_save_as_they_did() {
-    let s = Server::new();
-    let mut c = s.conn();
     let dir = concat!(env!("CARGO_MANIFEST_DIR"), "/tests/fixtures/window-blocked");
-    let absent = items("absent-", 20_000);
-    // (key, items added as item-0.., the newest of them the window holds, slices)
-    for (key, added, held, slices) in [
-        ("count", 3000, 1000, 73),
-        ("time", 500, 500, 23),
-        ("burst", 1000, 1000, 35),
-    ] {
-        let payload = std::fs::read(format!("{dir}/{key}.dump")).unwrap();
-        assert_eq!(restore(&mut c, key, &payload), Ok(Value::Okay), "{key}");
-        let copy = format!("{key}-chunks");
-        load_stream(&mut c, &copy, &format!("{dir}/{key}.scandump"));
-        assert_eq!(digest(&mut c, &copy), digest(&mut c, key), "{key}");
-        let saved = std::fs::read(format!("{dir}/{key}.scandump")).unwrap();
-        assert_eq!(
-            scandump_stream(&mut c, key),
-            saved,
-            "{key}: saved as it was"
-        );
-        assert_eq!(
-            window_field(&mut c, key, "Layout"),
-            Reply::Status("age-partitioned".into())
-        );
-        assert_eq!(window_field(&mut c, key, "Slices"), int(slices), "{key}");
-        let its = items("item-", added);
-        assert_eq!(count(&present(&mut c, key, &its[added - held..])), held);
-        let hits: Vec<usize> = present(&mut c, key, &absent)
-            .into_iter()
-            .enumerate()
-            .filter_map(|(i, p)| p.then_some(i))
-            .collect();
-        let recorded: Vec<usize> = std::fs::read_to_string(format!("{dir}/{key}.present"))
-            .unwrap()
-            .split_whitespace()
-            .map(|i| i.parse().unwrap())
-            .collect();
-        assert_eq!(
-            hits, recorded,
-            "{key}: the false positives of the first layout"
-        );
-
-        // It keeps working in its own layout: new items are held, a count window forgets.
-        let new = items("new-", 1500);
-        for batch in new.chunks(500) {
-            madd(&mut c, key, batch);
-        }
-        let newest = if key == "count" { 1000 } else { 1500 };
-        assert_eq!(count(&present(&mut c, key, &new[1500 - newest..])), newest);
-        if key == "count" {
-            let old = count(&present(&mut c, key, &its[added - held..]));
-            assert!(old <= 30, "{old} of 1,000 forgotten items read present");
-        }
-        assert_eq!(
-            window_field(&mut c, key, "Layout"),
-            Reply::Status("age-partitioned".into())
-        );
-        let (again, restored) = (dump(&mut c, key), format!("{key}-again"));
-        assert_eq!(restore(&mut c, &restored, &again), Ok(Value::Okay));
-        assert_eq!(digest(&mut c, &restored), digest(&mut c, key), "{key}");
-    }
+    first_layout_fixtures(dir, true, true);
 }
 
 /// An `AT` a window ahead of the server's clock (microseconds given for milliseconds), or a

@@ -896,6 +896,25 @@ pub fn count(v: &[bool]) -> usize {
     v.iter().filter(|&&b| b).count()
 }
 
+/// The indices of the items of `absent` (never added) that `key` reads present: its exact
+/// false positives, to compare with a fixture's recorded ones.
+pub fn false_positives(c: &mut redis::Connection, key: &str, absent: &[String]) -> Vec<usize> {
+    present(c, key, absent)
+        .into_iter()
+        .enumerate()
+        .filter_map(|(i, p)| p.then_some(i))
+        .collect()
+}
+
+/// A fixture's recorded false positives: the indices in `path`, separated by whitespace.
+pub fn recorded_false_positives(path: &str) -> Vec<usize> {
+    std::fs::read_to_string(path)
+        .unwrap_or_else(|e| panic!("{path}: {e}"))
+        .split_whitespace()
+        .map(|i| i.parse().unwrap())
+        .collect()
+}
+
 /// DUMP's payload of `key`.
 pub fn dump(c: &mut redis::Connection, key: &str) -> Vec<u8> {
     let Value::BulkString(payload) = raw(c, &["DUMP", key]) else {

@@ -157,6 +157,33 @@ impl SliceHeader {
     }
 }
 
+/// The window and growth a decoded window filter of either layout declares (`kind` 1: count,
+/// 2: time; `expansion` 0: it does not grow, which a count window never does), once its
+/// error rate is one a filter can have.
+pub(crate) fn kind_and_growth(
+    kind: u64,
+    window: u64,
+    expansion: u64,
+    error: f64,
+) -> Result<(Window, Growth), DecodeError> {
+    let kind = match kind {
+        1 => Window::Count,
+        2 => Window::Time {
+            seconds: window / 1000,
+        },
+        _ => return Err(DecodeError::WindowParameters),
+    };
+    let growth = match (kind, expansion) {
+        (_, 0) => Growth::Fixed,
+        (Window::Time { .. }, n) if n <= u64::from(u32::MAX) => Growth::Scaling(n as u32),
+        _ => return Err(DecodeError::Expansion),
+    };
+    if !(error > 0.0 && error < 1.0) {
+        return Err(DecodeError::ErrorRate);
+    }
+    Ok((kind, growth))
+}
+
 /// Builds a decoded window filter slice by slice, checking each before allocating it.
 #[derive(Debug)]
 pub struct SlidingBuilder {
@@ -169,21 +196,7 @@ impl SlidingBuilder {
     /// Starts a window filter: checks every parameter against what [`Sliding::new`] can make.
     pub fn new(h: SlidingHeader) -> Result<Self, DecodeError> {
         let bad = Err(DecodeError::WindowParameters);
-        let kind = match h.kind {
-            1 => Window::Count,
-            2 => Window::Time {
-                seconds: h.window / 1000,
-            },
-            _ => return bad,
-        };
-        let growth = match (kind, h.expansion) {
-            (_, 0) => Growth::Fixed,
-            (Window::Time { .. }, n) if n <= u64::from(u32::MAX) => Growth::Scaling(n as u32),
-            _ => return Err(DecodeError::Expansion),
-        };
-        if !(h.error > 0.0 && h.error < 1.0) {
-            return Err(DecodeError::ErrorRate);
-        }
+        let (kind, growth) = kind_and_growth(h.kind, h.window, h.expansion, h.error)?;
         let time_ok = h.window >= 1000
             && h.window <= Window::MAX_SECONDS * 1000
             && h.span >= 1

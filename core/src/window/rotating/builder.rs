@@ -6,6 +6,7 @@ use crate::codec::{machine_memory, DecodeError};
 use crate::lines;
 use crate::sizing::MAX_LINK_BITS;
 use crate::spec::{Growth, Window};
+use crate::window::builder::kind_and_growth;
 use crate::window::rotating::design::{BLOCK_BITS, MAX_GENERATIONS, MAX_HASHES, MIN_GENERATIONS};
 use crate::window::rotating::{Extra, Rotating, Slot, Watch, EMPTY, MAX_EXTRAS};
 use crate::window::sliding::MAX_CLOCK;
@@ -145,21 +146,7 @@ impl RotatingBuilder {
     /// allocates the base arrays (zeroed) once they fit the machine.
     pub fn new(h: RotatingHeader) -> Result<Self, DecodeError> {
         let bad = Err(DecodeError::WindowParameters);
-        let kind = match h.kind {
-            1 => Window::Count,
-            2 => Window::Time {
-                seconds: h.window / 1000,
-            },
-            _ => return bad,
-        };
-        let growth = match (kind, h.expansion) {
-            (_, 0) => Growth::Fixed,
-            (Window::Time { .. }, n) if n <= u64::from(u32::MAX) => Growth::Scaling(n as u32),
-            _ => return Err(DecodeError::Expansion),
-        };
-        if !(h.error > 0.0 && h.error < 1.0) {
-            return Err(DecodeError::ErrorRate);
-        }
+        let (kind, growth) = kind_and_growth(h.kind, h.window, h.expansion, h.error)?;
         if h.hashes == 0 || h.hashes > u64::from(MAX_HASHES) {
             return Err(DecodeError::HashCount);
         }
