@@ -181,11 +181,18 @@ fn build_cmd<A: AsRef<[u8]>>(args: &[A]) -> redis::Cmd {
     c
 }
 
+/// Sends one command and returns its raw reply, or the I/O / protocol failure.
+pub fn try_raw<A: AsRef<[u8]>>(
+    con: &mut redis::Connection,
+    args: &[A],
+) -> redis::RedisResult<Value> {
+    con.req_command(&build_cmd(args))
+}
+
 /// Sends one command and returns its raw reply; error replies (also ones nested in arrays) are
 /// kept as values. Panics only on I/O / protocol failures.
 pub fn raw<A: AsRef<[u8]>>(con: &mut redis::Connection, args: &[A]) -> Value {
-    let c = build_cmd(args);
-    match con.req_command(&c) {
+    match try_raw(con, args) {
         Ok(v) => v,
         Err(e) => panic!(
             "command {:?} failed at the transport level: {e}",
