@@ -94,9 +94,13 @@ impl Ring {
         }
     }
 
-    /// Bytes of a ring for `hashes` groups of slices of `slice_bits` bits.
+    /// Bytes of a ring for `hashes` groups of slices of `slice_bits` bits; saturating, since a
+    /// SCANDUMP header's fields are sized before they are checked (the fuzzer found the
+    /// overflow).
     pub(super) fn bytes_for(hashes: u64, slice_bits: u64, segment_bits: u64) -> u64 {
-        (slice_bits / segment_bits).saturating_mul(hashes) * (LINE_BITS / 8)
+        (slice_bits / segment_bits)
+            .saturating_mul(hashes)
+            .saturating_mul(LINE_BITS / 8)
     }
 
     /// Where slice number `generation` lives.

@@ -508,3 +508,11 @@ fn filters_with_tiny_capacities_work() {
         }
     }
 }
+
+#[test]
+fn a_rings_size_saturates_instead_of_wrapping() {
+    // A SCANDUMP header's ring is sized before its fields are checked: a wrapped size would
+    // pass the limit that the saturated one fails.
+    assert_eq!(Ring::bytes_for(48, u64::MAX, 64), u64::MAX);
+    assert_eq!(Ring::bytes_for(11, 73 * 1000, 73), 11 * 1000 * 64);
+}
