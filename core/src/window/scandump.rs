@@ -81,8 +81,9 @@ pub(crate) fn from_header(
     let needed = slices
         .iter()
         .fold(header.ring_bytes(), |sum, s| sum.saturating_add(s.bits / 8));
-    let mut builder = SlidingBuilder::new(header)?;
+    // Before the builder allocates the ring: the limit holds before anything is allocated.
     check_limit(needed, max_bytes)?;
+    let mut builder = SlidingBuilder::new(header)?;
     for slice in slices {
         builder.slice(slice)?;
     }

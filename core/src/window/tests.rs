@@ -516,3 +516,22 @@ fn a_rings_size_saturates_instead_of_wrapping() {
     assert_eq!(Ring::bytes_for(48, u64::MAX, 64), u64::MAX);
     assert_eq!(Ring::bytes_for(11, 73 * 1000, 73), 11 * 1000 * 64);
 }
+
+#[test]
+fn a_scandump_header_past_the_limit_is_refused_before_its_ring_is_allocated() {
+    use crate::scandump::{filter_from_header, header, DumpError};
+    use crate::sizing::MAX_LINK_BITS;
+    let f = count_filter(0.01, 1000);
+    let (_, segment_bits) = Ring::shape(u64::from(f.hashes), u64::from(f.generations)).unwrap();
+    let mut h = header(&Filter::Sliding(f));
+    // The base slice's bits (after the 20 common bytes and kind, seed, error, capacity, window,
+    // span, hashes, generations and base capacity): a ring of terabytes, past any machine's
+    // memory, which the builder would refuse only after the per-filter limit had not been
+    // checked (and, where the machine had the memory, after allocating it).
+    let bits = MAX_LINK_BITS / segment_bits * segment_bits;
+    h[77..85].copy_from_slice(&bits.to_le_bytes());
+    assert!(matches!(
+        filter_from_header(&h, 0, 1 << 30),
+        Err(DumpError::TooLarge { .. })
+    ));
+}
