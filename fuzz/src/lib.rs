@@ -166,19 +166,10 @@ pub fn check_rotating(f: &Rotating, limit: u64) {
             assert!(e.load <= e.capacity && e.blocks >= 1);
         }
     }
-    let mut grown = f.clone();
-    for (i, now) in [0, f.clock(), f.clock().saturating_add(f.window()), u64::MAX]
-        .into_iter()
-        .enumerate()
-    {
-        let item = format!("fuzz-window-{i}").into_bytes();
-        let _ = grown.contains(&item, now);
-        let _ = grown.card(now);
-        let _ = grown.next_forget(now);
-        if grown.add(&item, now, limit).is_ok() {
-            assert!(grown.contains(&item, now), "false negative right after an add");
-        }
+    for now in window_clocks(f.clock(), f.window()) {
+        let _ = f.next_forget(now);
     }
+    reads_and_writes_at_any_clock(Filter::Rotating(f.clone()), f.clock(), f.window(), limit);
 }
 
 /// A window filter that loaded: its slices hold together, and reads and writes at any clock
@@ -190,16 +181,30 @@ pub fn check_sliding(f: &Sliding, limit: u64) {
         assert_eq!(s.ended == OPEN, i + 1 == slices.len(), "open generation");
         assert!(s.count <= s.load && s.load <= s.capacity);
     }
-    let mut grown = f.clone();
-    for (i, now) in [0, f.clock(), f.clock().saturating_add(f.window()), u64::MAX]
-        .into_iter()
-        .enumerate()
-    {
+    reads_and_writes_at_any_clock(Filter::Sliding(f.clone()), f.clock(), f.window(), limit);
+}
+
+/// The clocks a loaded window filter is tried at: none, its own, a window on, the latest.
+fn window_clocks(clock: u64, window: u64) -> [u64; 4] {
+    [0, clock, clock.saturating_add(window), u64::MAX]
+}
+
+/// A window filter of either layout reads and writes at any clock without a panic, and an item
+/// just added reads present at that clock.
+fn reads_and_writes_at_any_clock(mut grown: Filter, clock: u64, window: u64, limit: u64) {
+    for (i, now) in window_clocks(clock, window).into_iter().enumerate() {
         let item = format!("fuzz-window-{i}").into_bytes();
-        let _ = grown.contains(&item, now);
+        grown.contains_many(std::iter::once(&item[..]), now, |_| {});
         let _ = grown.card(now);
-        if grown.add(&item, now, limit).is_ok() {
-            assert!(grown.contains(&item, now), "false negative right after an add");
+        let mut added = false;
+        grown.add_many(std::iter::once(&item[..]), now, limit, |r| {
+            added = r.is_ok();
+            true
+        });
+        if added {
+            let mut present = false;
+            grown.contains_many(std::iter::once(&item[..]), now, |p| present = p);
+            assert!(present, "false negative right after an add");
         }
     }
 }

@@ -6,6 +6,12 @@ use crate::hints;
 use crate::lookahead::answer_ahead;
 use crate::window::rotating::{holds, pattern, Rotating};
 
+/// An item's place in the base arrays: its first line (block `b` of slot 0) and its bits.
+pub(crate) struct Probe {
+    pub(crate) first: usize,
+    pub(crate) mask: [u64; 8],
+}
+
 /// Items a batch prepares ahead: each is `r + 1` lines in flight (the chains' 16 items are
 /// about as many lines).
 pub const DEPTH: usize = 8;
@@ -32,16 +38,29 @@ impl Rotating {
         }
     }
 
+    /// The item's base lines and bit pattern, computed once for every test and write of it.
+    #[inline]
+    pub(crate) fn probe(&self, h: &ItemHash) -> Probe {
+        Probe {
+            first: self.first_line(h),
+            mask: pattern(h.h2, self.hashes),
+        }
+    }
+
     /// Whether the item is in one of the slots of `live` (a mask).
     #[inline]
     pub(crate) fn holds_in(&self, h: &ItemHash, live: u32) -> bool {
-        let mask = pattern(h.h2, self.hashes);
-        let first = self.first_line(h);
-        let lines = &self.base[first..first + self.slots.len()];
+        self.holds_probe(&self.probe(h), h, live)
+    }
+
+    /// [`Rotating::holds_in`] for an item already probed.
+    #[inline]
+    pub(crate) fn holds_probe(&self, p: &Probe, h: &ItemHash, live: u32) -> bool {
+        let lines = &self.base[p.first..p.first + self.slots.len()];
         let in_base = lines
             .iter()
             .enumerate()
-            .any(|(s, line)| live & 1 << s != 0 && holds(line, &mask));
+            .any(|(s, line)| live & 1 << s != 0 && holds(line, &p.mask));
         in_base || (self.has_extras && self.in_extras(h, live))
     }
 

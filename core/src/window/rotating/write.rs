@@ -10,7 +10,7 @@ use crate::outcome::{AddOutcome, FilterError};
 use crate::sizing::MAX_LINK_BITS;
 use crate::spec::{Growth, Window};
 use crate::window::rotating::design::{array_rate, max_load, ArrayDesign, BLOCK_BITS};
-use crate::window::rotating::lookup::DEPTH;
+use crate::window::rotating::lookup::{Probe, DEPTH};
 use crate::window::rotating::{
     pattern, Extra, Rotating, Slot, BASE_CEILING, BURST_CEILING, EMPTY, MAX_EXTRAS,
 };
@@ -82,13 +82,15 @@ impl Rotating {
         let generation = self.generation_at(clock);
         let slot = (generation % self.slots.len() as u64) as usize;
         let started = self.slots[slot].generation == generation;
-        if started && self.holds_in(h, 1 << slot) {
+        // One probe for the tests and the write: the pattern is k multiplies.
+        let probe = self.probe(h);
+        if started && self.holds_probe(&probe, h, 1 << slot) {
             return Ok(AddOutcome::Present);
         }
         let live = self.live_mask(generation);
-        let found = self.holds_in(h, live);
+        let found = self.holds_probe(&probe, h, live);
         let plan = self.plan(slot, generation, started, live, max_bytes)?;
-        self.apply(plan, h);
+        self.apply(plan, h, &probe);
         self.clock = match self.kind {
             Window::Count | Window::Unbounded => (clock + 1).min(MAX_CLOCK),
             Window::Time { .. } => clock,
@@ -223,15 +225,15 @@ impl Rotating {
     }
 
     /// Carries out a plan: starts the generation if it must, then sets the item's bits.
-    fn apply(&mut self, plan: Plan, h: &ItemHash) {
+    fn apply(&mut self, plan: Plan, h: &ItemHash, probe: &Probe) {
         if let Some(limit) = plan.starts {
             self.start(plan.slot, plan.generation, limit);
         }
-        let line = self.first_line(h) + plan.slot;
+        let line = probe.first + plan.slot;
         let slot = &mut self.slots[plan.slot];
         match plan.target {
             Target::Base => {
-                or_into(&mut self.base[line], &pattern(h.h2, self.hashes));
+                or_into(&mut self.base[line], &probe.mask);
                 slot.load += 1;
             }
             Target::Extra => set_extra(slot.extras.last_mut().expect("planned"), h),
