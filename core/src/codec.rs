@@ -54,7 +54,7 @@ pub enum DecodeError {
     SliceState,
     /// A slice in the ring whose place another slice holds.
     RingPlace,
-    /// A cuckoo filter's sub-filter count: 0, over 65535, or not what its header said.
+    /// A sub-filter count: 0, or for a cuckoo filter over 65535 or not what its header said.
     FilterCount,
     /// A cuckoo bucket size of 0 or above 255.
     BucketSize,
@@ -68,6 +68,13 @@ pub enum DecodeError {
     Buckets,
     /// A slot array whose length is not its buckets × the bucket size.
     SlotArray,
+    /// A valkey-bloom bit array whose header is short or not of version 1.
+    BitmapHeader,
+    /// A valkey-bloom filter whose seed flag is neither 0 nor 1, or whose seed is not
+    /// valkey-bloom's fixed one although the flag says it is not random.
+    Seed,
+    /// Bytes left over after a valkey-bloom `BF.LOAD` blob.
+    TrailingBytes,
 }
 
 impl fmt::Display for DecodeError {
@@ -94,7 +101,7 @@ impl fmt::Display for DecodeError {
             DecodeError::SliceCount => "bad window slice count",
             DecodeError::SliceState => "bad window slice state",
             DecodeError::RingPlace => "two window slices in one place of the ring",
-            DecodeError::FilterCount => "bad cuckoo sub-filter count",
+            DecodeError::FilterCount => "bad sub-filter count",
             DecodeError::BucketSize => "bad cuckoo bucket size (1 to 255)",
             DecodeError::Iterations => "bad cuckoo max iterations (1 to 65535)",
             DecodeError::CuckooExpansion => {
@@ -102,6 +109,9 @@ impl fmt::Display for DecodeError {
             }
             DecodeError::Buckets => "bad cuckoo bucket count",
             DecodeError::SlotArray => "cuckoo slot array length disagrees with its buckets",
+            DecodeError::BitmapHeader => "bad valkey-bloom bit array header",
+            DecodeError::Seed => "bad valkey-bloom seed or seed flag",
+            DecodeError::TrailingBytes => "bytes after the end of the filter",
         };
         f.write_str(text)
     }
@@ -142,6 +152,9 @@ pub trait FieldReader {
     /// Reads one string field into the start of `dst` and returns its length; a field longer
     /// than `dst` is [`DecodeError::LongPiece`].
     fn bytes_into(&mut self, dst: &mut [u8]) -> Result<usize, DecodeError>;
+    /// Reads one whole string field of at most `max` bytes; a longer one is
+    /// [`DecodeError::LongPiece`].
+    fn bytes(&mut self, max: u64) -> Result<Vec<u8>, DecodeError>;
 }
 
 /// Largest piece of a bit or slot array stored as one string field. Below jemalloc's 8 MiB
@@ -225,6 +238,13 @@ impl FieldReader for FieldSlice<'_> {
                 dst[..v.len()].copy_from_slice(v);
                 Ok(v.len())
             }
+            Field::Bytes(_) => Err(DecodeError::LongPiece),
+            _ => Err(DecodeError::Read("expected a string field")),
+        }
+    }
+    fn bytes(&mut self, max: u64) -> Result<Vec<u8>, DecodeError> {
+        match self.next()? {
+            Field::Bytes(v) if v.len() as u64 <= max => Ok(v.clone()),
             Field::Bytes(_) => Err(DecodeError::LongPiece),
             _ => Err(DecodeError::Read("expected a string field")),
         }

@@ -45,6 +45,21 @@ pub const INSERT_BAD_ARGUMENT: &str = "Bad argument received";
 pub const INSERT_UNKNOWN_ARGUMENT: &str = "Unknown argument received";
 /// BF.INFO: a field it does not know.
 pub const INVALID_INFO_VALUE: &str = "Invalid information value";
+/// valkey-bloom's replies to a replayed `BF.INSERT`'s SEED that is not 32 bytes, and to its
+/// TIGHTENING that is not a number or not in (0, 1).
+pub const VALKEY_BAD_SEED: &str = "ERR invalid seed";
+/// See [`VALKEY_BAD_SEED`].
+pub const VALKEY_BAD_TIGHTENING: &str = "ERR bad tightening ratio";
+/// See [`VALKEY_BAD_SEED`].
+pub const VALKEY_TIGHTENING_RANGE: &str = "ERR (0 < tightening ratio range < 1)";
+/// valkey-bloom's replies to a `BF.LOAD` whose key exists, whose blob has another version, or
+/// whose blob is not a filter.
+pub const VALKEY_KEY_EXISTS: &str = "BUSYKEY Target key name already exists.";
+/// See [`VALKEY_KEY_EXISTS`].
+pub const VALKEY_UNSUPPORTED_VERSION: &str =
+    "ERR bloom object decoding failed. Unsupported version";
+/// See [`VALKEY_KEY_EXISTS`].
+pub const VALKEY_DECODING_FAILED: &str = "ERR bloom object decoding failed";
 /// rsbloom's `SEED` (BF.RESERVE, CF.RESERVE): not an unsigned 64-bit integer.
 pub const BAD_SEED: &str = "ERR SEED needs an unsigned 64-bit integer";
 /// BF.SCANDUMP: the iterator is not an integer.

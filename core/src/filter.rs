@@ -1,9 +1,11 @@
-//! The value behind one key of the `MBbloom--` type: a scaling chain (RedisBloom's filters) or
-//! a window filter. The commands reach both through [`Filter`]; each kind keeps its own rules.
+//! The value behind one Bloom key: a scaling chain (RedisBloom's filters) or a window filter
+//! (keys of the `MBbloom--` type), or a valkey-bloom filter (keys of valkey-bloom's `bloomfltr`
+//! type). The commands reach all of them through [`Filter`]; each kind keeps its own rules.
 
 use crate::bloom::chain::Chain;
 use crate::outcome::{AddOutcome, FilterError};
 use crate::spec::{FilterSpec, Window};
+use crate::valkey::ValkeyBloom;
 use crate::window::rotating::Rotating;
 use crate::window::sliding::Sliding;
 
@@ -17,6 +19,8 @@ pub enum Filter {
     Sliding(Sliding),
     /// A window filter of the rotating layout: every new one.
     Rotating(Rotating),
+    /// A valkey-bloom filter, whose key keeps valkey-bloom's type (`bloomfltr`) and format.
+    Valkey(ValkeyBloom),
 }
 
 impl Filter {
@@ -33,7 +37,7 @@ impl Filter {
     /// What the filter remembers: `Unbounded` for a chain, a window filter's window.
     pub fn window(&self) -> Window {
         match self {
-            Filter::Chain(_) => Window::Unbounded,
+            Filter::Chain(_) | Filter::Valkey(_) => Window::Unbounded,
             Filter::Sliding(s) => s.kind(),
             Filter::Rotating(r) => r.kind(),
         }
@@ -60,6 +64,7 @@ impl Filter {
             Filter::Chain(c) => c.contains_many(items, answer),
             Filter::Sliding(s) => s.contains_many(items, now, answer),
             Filter::Rotating(r) => r.contains_many(items, now, answer),
+            Filter::Valkey(v) => v.contains_many(items, answer),
         }
     }
 
@@ -76,6 +81,7 @@ impl Filter {
             Filter::Chain(c) => c.add_many(items, max_bytes, outcome),
             Filter::Sliding(s) => s.add_many(items, now, max_bytes, outcome),
             Filter::Rotating(r) => r.add_many(items, now, max_bytes, outcome),
+            Filter::Valkey(v) => v.add_many(items, max_bytes, outcome),
         }
     }
 
@@ -85,6 +91,7 @@ impl Filter {
             Filter::Chain(c) => c.items(),
             Filter::Sliding(s) => s.card(now),
             Filter::Rotating(r) => r.card(now),
+            Filter::Valkey(v) => v.items(),
         }
     }
 
@@ -94,6 +101,7 @@ impl Filter {
             Filter::Chain(c) => c.items(),
             Filter::Sliding(s) => s.added(),
             Filter::Rotating(r) => r.added(),
+            Filter::Valkey(v) => v.items(),
         }
     }
 
@@ -103,6 +111,7 @@ impl Filter {
             Filter::Chain(c) => c.memory_usage(),
             Filter::Sliding(s) => s.memory_usage(),
             Filter::Rotating(r) => r.memory_usage(),
+            Filter::Valkey(v) => v.memory_usage(),
         }
     }
 
@@ -112,6 +121,7 @@ impl Filter {
             Filter::Chain(c) => c.bit_bytes(),
             Filter::Sliding(s) => s.bit_bytes(),
             Filter::Rotating(r) => r.bit_bytes(),
+            Filter::Valkey(v) => v.bit_bytes(),
         }
     }
 
@@ -121,6 +131,7 @@ impl Filter {
             Filter::Chain(c) => c.links().iter().map(|l| l.bytes()).collect(),
             Filter::Sliding(s) => s.bit_arrays().collect(),
             Filter::Rotating(r) => r.bit_arrays().collect(),
+            Filter::Valkey(v) => v.filters().iter().map(|f| f.bits()).collect(),
         }
     }
 
@@ -130,6 +141,7 @@ impl Filter {
             Filter::Chain(c) => c.links_mut().iter_mut().map(|l| l.bytes_mut()).collect(),
             Filter::Sliding(s) => s.bit_arrays_mut().collect(),
             Filter::Rotating(r) => r.bit_arrays_mut().collect(),
+            Filter::Valkey(v) => v.filters_mut().iter_mut().map(|f| f.bits_mut()).collect(),
         }
     }
 }

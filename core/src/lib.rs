@@ -9,9 +9,11 @@
 //! - [`window`]: window filters, which forget (`SLIDING`, `WINDOW seconds`: [`Sliding`]).
 //! - [`cuckoo`]: cuckoo filters (`CF.*`), which delete: RedisBloom's layout and algorithms
 //!   ([`Cuckoo`]).
+//! - [`valkey`]: valkey-bloom's filters (its `bloomfltr` keys), loaded, answered, grown and
+//!   saved as valkey-bloom does ([`ValkeyBloom`]).
 //!
 //! The shared part: [`spec`] (what a new filter is asked to be), [`outcome`] (what an add
-//! answers), [`filter`] (the value of a Bloom key: a chain or a window filter), [`hash`],
+//! answers), [`filter`] (the value of a Bloom key: a chain, a window filter or a valkey-bloom filter), [`hash`],
 //! [`sizing`], [`hints`], [`lookahead`] (the one batch look-ahead), [`codec`] (the typed-field
 //! skeleton every decoder reads through), [`rdb`] and [`scandump`] (the Bloom key's RDB value
 //! and SCANDUMP stream, dispatching to the kinds), [`args`] (strict number parsing, module
@@ -38,6 +40,7 @@ pub mod rdb;
 pub mod scandump;
 pub mod sizing;
 pub mod spec;
+pub mod valkey;
 pub mod window;
 
 pub use bloom::chain::Chain;
@@ -48,4 +51,5 @@ pub use filter::Filter;
 pub use hash::FIXED_SEED;
 pub use outcome::{AddOutcome, FilterError};
 pub use spec::{CuckooSpec, FilterSpec, Growth, Window};
+pub use valkey::{ValkeyBloom, ValkeySpec};
 pub use window::sliding::Sliding;

@@ -52,7 +52,7 @@
 
 use crate::codec::{DecodeError, FieldReader, FieldWriter};
 use crate::filter::Filter;
-use crate::{bloom, window};
+use crate::{bloom, valkey, window};
 
 /// RDB encoding version of rsbloom's format. RedisBloom writes 4 and refuses anything above,
 /// so it cannot misread an rsbloom RDB.
@@ -67,12 +67,14 @@ pub(crate) const FLAG_RING: u64 = 4;
 /// instead (an older rsbloom refuses the flags cleanly).
 pub(crate) const FLAG_ROTATING: u64 = 8;
 
-/// Writes a filter.
+/// Writes a filter: the `MBbloom--` value, or for a valkey-bloom filter the `bloomfltr` value
+/// ([`crate::valkey::rdb`]), the type its key has.
 pub fn encode(filter: &Filter, w: &mut impl FieldWriter) {
     match filter {
         Filter::Chain(chain) => bloom::rdb::encode(chain, w),
         Filter::Sliding(sliding) => window::rdb::encode(sliding, w),
         Filter::Rotating(rotating) => window::rotating::rdb::encode(rotating, w),
+        Filter::Valkey(v) => valkey::rdb::encode(v, w),
     }
 }
 

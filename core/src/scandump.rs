@@ -37,13 +37,15 @@
 //! ```
 //! Its data is the interleaved base arrays, then each slot's extras.
 //!
+//! A valkey-bloom filter's header (options `OPT_RSBLOOM | 0x1000`) is in [`crate::valkey::scandump`].
+//!
 //! The data of all links (or slices) is one concatenated byte stream; iterator `it >= 1` names position
 //! `it - 1` in it. A chunk runs from there to the end of the link holding that position, at most
 //! [`MAX_CHUNK`] bytes, and is answered with the iterator `it + len` that fetches the next one.
 
 use crate::codec::DecodeError;
 use crate::filter::Filter;
-use crate::{bloom, window};
+use crate::{bloom, valkey, window};
 
 /// Largest chunk of data in one SCANDUMP reply (RedisBloom's 16 MiB, for both kinds).
 pub const MAX_CHUNK: usize = 16 << 20;
@@ -223,6 +225,7 @@ pub fn header(filter: &Filter) -> Vec<u8> {
         Filter::Chain(chain) => bloom::scandump::header(chain),
         Filter::Sliding(sliding) => window::scandump::header(sliding),
         Filter::Rotating(rotating) => window::rotating::scandump::header(rotating),
+        Filter::Valkey(v) => valkey::scandump::header(v),
     }
 }
 
@@ -270,6 +273,10 @@ pub fn filter_from_header(
     let nlinks = f.u32();
     let options = f.u32();
     let expansion = f.u32();
+    if options == valkey::scandump::OPTIONS {
+        return valkey::scandump::from_header(f, items, nlinks, expansion, max_bytes)
+            .map(Filter::Valkey);
+    }
     if options == window::rotating::scandump::OPTIONS {
         return window::rotating::scandump::from_header(f, items, nlinks, expansion, max_bytes)
             .map(Filter::Rotating);

@@ -3,6 +3,7 @@
 use crate::args::{double, integer, is, unsigned, Refusal};
 use crate::errors;
 use crate::spec::{FilterSpec, Growth, Window};
+use crate::valkey::filter::SEED_BYTES;
 use crate::window::args::{parse_at, WindowOptions};
 
 /// What `BF.RESERVE` asks for.
@@ -113,6 +114,19 @@ pub fn reserve_words(spec: &FilterSpec, seed: u64) -> Vec<String> {
     words
 }
 
+/// valkey-bloom's `TIGHTENING t` and `SEED s` of `BF.INSERT`, which it writes to its replicas
+/// and its AOF for every filter it creates, and takes only from them.
+#[derive(Debug, Clone, Copy, PartialEq)]
+pub struct ValkeyOptions {
+    /// The tightening ratio (valkey-bloom's default 0.5 when only SEED is given).
+    pub tightening: f64,
+    /// The 32-byte seed; None when only TIGHTENING is given (valkey-bloom draws one).
+    pub seed: Option<[u8; SEED_BYTES]>,
+}
+
+/// valkey-bloom's default tightening ratio.
+pub const VALKEY_TIGHTENING: f64 = 0.5;
+
 /// What `BF.INSERT` asks for.
 #[derive(Debug, Clone, Copy, PartialEq)]
 pub struct Insert {
@@ -126,13 +140,21 @@ pub struct Insert {
     /// rsbloom's `SLIDING` or `WINDOW s` as given (None without either): the window to create,
     /// and the one an existing filter must have.
     pub window: Option<Window>,
+    /// valkey-bloom's options, from a replayed command only: a missing key is created as a
+    /// valkey-bloom filter ([`crate::valkey`]) with them and the spec's capacity, rate and
+    /// expansion (NONSCALING: 0).
+    pub valkey: Option<ValkeyOptions>,
 }
 
 /// Parses `BF.INSERT key [CAPACITY n] [ERROR r] [EXPANSION n] [NOCREATE] [NONSCALING] [SLIDING |
 /// WINDOW s] [AT ms] ITEMS item ...` as RedisBloom 2.8.2 does (rsbloom's options aside): each token is recognised by its first character (and
 /// the second for ERROR/EXPANSION, the third for NOCREATE/NONSCALING); value parse failures are
 /// reported during the scan, range failures after it. Options not given take `defaults`.
-pub fn insert(argv: &[&[u8]], defaults: FilterSpec) -> Result<Insert, Refusal> {
+///
+/// A `replayed` command (from the primary or the AOF) may also carry valkey-bloom's
+/// `TIGHTENING t` and `SEED <32 bytes>`, and then needs no `ITEMS` (valkey-bloom replicates a
+/// creation that way); from a client they are unknown arguments, as in valkey-bloom.
+pub fn insert(argv: &[&[u8]], defaults: FilterSpec, replayed: bool) -> Result<Insert, Refusal> {
     if argv.len() < 4 {
         return Err(Refusal::Arity);
     }
@@ -144,9 +166,30 @@ pub fn insert(argv: &[&[u8]], defaults: FilterSpec) -> Result<Insert, Refusal> {
     let mut first_item = None;
     let mut window = WindowOptions::default();
     let mut clock = None;
+    let mut tightening = None;
+    let mut seed = None;
     let mut i = 2;
     while i < argv.len() {
         let token = argv[i];
+        if replayed && (is(token, "TIGHTENING") || is(token, "SEED")) {
+            let value = *argv.get(i + 1).ok_or(Refusal::Arity)?;
+            if is(token, "SEED") {
+                seed = Some(
+                    <[u8; SEED_BYTES]>::try_from(value)
+                        .map_err(|_| Refusal::Reply(errors::VALKEY_BAD_SEED))?,
+                );
+            } else {
+                tightening = match double(value) {
+                    None => return Err(Refusal::Reply(errors::VALKEY_BAD_TIGHTENING)),
+                    Some(t) if !(t > 0.0 && t < 1.0) => {
+                        return Err(Refusal::Reply(errors::VALKEY_TIGHTENING_RANGE))
+                    }
+                    t => t,
+                };
+            }
+            i += 2;
+            continue;
+        }
         // rsbloom's options, whole words, none of which RedisBloom takes (its first-letter
         // matching answers each with its unknown-argument error).
         if window.parse(argv, i)? {
@@ -185,8 +228,13 @@ pub fn insert(argv: &[&[u8]], defaults: FilterSpec) -> Result<Insert, Refusal> {
         }
         i += 1;
     }
+    let valkey = (tightening.is_some() || seed.is_some()).then(|| ValkeyOptions {
+        tightening: tightening.unwrap_or(VALKEY_TIGHTENING),
+        seed,
+    });
     let first_item = match first_item {
         Some(first) if first < argv.len() => first,
+        None if valkey.is_some() => argv.len(),
         _ => return Err(Refusal::Arity),
     };
     if error.is_some_and(|e| !(e > 0.0 && e < 1.0))
@@ -213,6 +261,7 @@ pub fn insert(argv: &[&[u8]], defaults: FilterSpec) -> Result<Insert, Refusal> {
         first_item,
         at: clock,
         window: window.requested(),
+        valkey,
     })
 }
 
@@ -287,7 +336,7 @@ mod tests {
 
     fn insert_of(line: &str) -> Result<Insert, Refusal> {
         let argv: Vec<&[u8]> = line.split(' ').map(str::as_bytes).collect();
-        insert(&argv, DEFAULTS)
+        insert(&argv, DEFAULTS, false)
     }
 
     #[test]

@@ -1,0 +1,396 @@
+//! [`ValkeyBloom`]: valkey-bloom's scaling Bloom filter, as its `bloomfltr` keys hold it, with
+//! its hashing, sizing and growth, so that a key loaded from valkey-bloom answers every item as
+//! valkey-bloom did and grows as valkey-bloom would.
+//!
+//! Its rules, read from valkey-bloom's behaviour (and the `bloomfilter` crate 3.x it stores):
+//! - Each sub-filter keeps valkey-bloom's serialised bit array whole: a 45-byte header (version
+//!   1, the length in bytes as u64 LE, `k` as u32 LE, the 32-byte seed), then the bits, least
+//!   significant first in each byte, `8 × length` of them (any whole number of bytes).
+//! - An item hashes to `h0` and `h1`: SipHash-1-3 keyed with seed bytes 0–15 and 16–31 over the
+//!   item's length (u64 LE) then the item. Probe 0 is `h0`, probe 1 `h1`, probe `i ≥ 2` is
+//!   `(h0 + i·h1 mod 2^64) mod 0xFFFF_FFFF_FFFF_FFC5`; its bit is the probe modulo the bit count.
+//! - Sub-filter `n` has the previous capacity × expansion and the rate `error × tightening^n`:
+//!   `bytes = ceil(capacity · ln p / (−8 ln² 2))`, `k = round(8 · bytes / capacity · ln 2)`.
+//! - An add of an item every sub-filter may hold is not counted; a new one goes to the last
+//!   sub-filter until it holds its capacity, then a new sub-filter takes it (expansion 0: the
+//!   filter is full).
+
+use std::f64::consts::LN_2;
+use std::hash::Hasher;
+
+use siphasher::sip::SipHasher13;
+
+use crate::outcome::{AddOutcome, FilterError};
+use crate::spec::{FilterSpec, Growth};
+
+/// The version byte of a sub-filter's bit array header.
+pub const BITMAP_VERSION: u8 = 1;
+/// Bytes of a sub-filter's bit array header: version, length, `k`, seed.
+pub const BITMAP_HEADER: usize = 1 + 8 + 4 + SEED_BYTES;
+/// Bytes of a seed.
+pub const SEED_BYTES: usize = 32;
+/// The seed valkey-bloom gives every filter with `bf.bloom-use-random-seed no`.
+pub const FIXED_SEED: [u8; SEED_BYTES] = [
+    89, 15, 245, 34, 234, 120, 17, 218, 167, 20, 216, 9, 59, 62, 123, 217, 29, 137, 138, 115, 62,
+    152, 136, 135, 48, 127, 151, 205, 40, 7, 51, 131,
+];
+/// The modulus of probes from the third on: the largest prime below 2^64.
+const PROBE_MODULUS: u64 = 0xFFFF_FFFF_FFFF_FFC5;
+
+/// Bytes of bit array valkey-bloom gives `capacity` items at rate `error`.
+pub fn bitmap_bytes(capacity: u64, error: f64) -> f64 {
+    (capacity as f64 * error.ln() / (-8.0 * (LN_2 * LN_2))).ceil()
+}
+
+/// Hash functions valkey-bloom gives `bytes` of bit array for `capacity` items.
+pub fn hash_count(bytes: u64, capacity: u64) -> u32 {
+    let k = ((bytes * 8) as f64 / capacity as f64 * 2f64.ln()).round();
+    (k as u32).max(1)
+}
+
+/// An item's two SipHash values under one seed.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct SipPair {
+    h0: u64,
+    h1: u64,
+}
+
+impl SipPair {
+    /// Hashes `item` under `seed`.
+    pub fn new(item: &[u8], seed: &[u8; SEED_BYTES]) -> Self {
+        let half = |key: &[u8]| {
+            let mut h = SipHasher13::new_with_key(key.try_into().expect("16 bytes"));
+            h.write(&(item.len() as u64).to_le_bytes());
+            h.write(item);
+            h.finish()
+        };
+        SipPair {
+            h0: half(&seed[..16]),
+            h1: half(&seed[16..]),
+        }
+    }
+
+    /// Probe `i`, before the reduction to a bit.
+    #[inline]
+    fn probe(&self, i: u32) -> u64 {
+        match i {
+            0 => self.h0,
+            1 => self.h1,
+            _ => self.h0.wrapping_add(u64::from(i).wrapping_mul(self.h1)) % PROBE_MODULUS,
+        }
+    }
+}
+
+/// One sub-filter: valkey-bloom's bit array (header included, as it is saved), its capacity
+/// and its items.
+#[derive(Debug, Clone, PartialEq)]
+pub struct SubFilter {
+    raw: Vec<u8>,
+    hashes: u32,
+    /// Items this sub-filter was sized for.
+    pub capacity: u64,
+    /// Items added to it (adds of items that no sub-filter held).
+    pub items: u64,
+}
+
+impl SubFilter {
+    /// A sub-filter from a bit array whose header was checked ([`crate::valkey::builder`]).
+    pub(crate) fn from_raw(raw: Vec<u8>, hashes: u32, capacity: u64, items: u64) -> Self {
+        SubFilter {
+            raw,
+            hashes,
+            capacity,
+            items,
+        }
+    }
+
+    /// An empty sub-filter of `bytes` bytes, `hashes` hash functions and `seed`.
+    pub(crate) fn empty(bytes: u64, hashes: u32, seed: &[u8; SEED_BYTES], capacity: u64) -> Self {
+        let mut raw = vec![0u8; BITMAP_HEADER + bytes as usize];
+        raw[0] = BITMAP_VERSION;
+        raw[1..9].copy_from_slice(&bytes.to_le_bytes());
+        raw[9..13].copy_from_slice(&hashes.to_le_bytes());
+        raw[13..BITMAP_HEADER].copy_from_slice(seed);
+        SubFilter::from_raw(raw, hashes, capacity, 0)
+    }
+
+    /// The bit array as valkey-bloom saves it: header, then bits.
+    pub fn raw(&self) -> &[u8] {
+        &self.raw
+    }
+
+    /// The bits alone.
+    pub fn bits(&self) -> &[u8] {
+        &self.raw[BITMAP_HEADER..]
+    }
+
+    /// The bits alone, writable (LOADCHUNK fills them; any bits make a valid filter).
+    pub fn bits_mut(&mut self) -> &mut [u8] {
+        &mut self.raw[BITMAP_HEADER..]
+    }
+
+    /// The seed its hashes are keyed with.
+    pub fn seed(&self) -> &[u8; SEED_BYTES] {
+        self.raw[13..BITMAP_HEADER].try_into().expect("32 bytes")
+    }
+
+    /// Hash functions (`k`).
+    pub fn hashes(&self) -> u32 {
+        self.hashes
+    }
+
+    /// Bits in the array.
+    pub fn bit_count(&self) -> u64 {
+        self.bits().len() as u64 * 8
+    }
+
+    #[inline]
+    fn position(&self, pair: &SipPair, i: u32) -> (usize, u8) {
+        let bit = pair.probe(i) % self.bit_count();
+        (BITMAP_HEADER + (bit >> 3) as usize, 1u8 << (bit & 7))
+    }
+
+    /// Whether every probe of `pair` is set.
+    pub fn contains(&self, pair: &SipPair) -> bool {
+        (0..self.hashes).all(|i| {
+            let (byte, mask) = self.position(pair, i);
+            self.raw[byte] & mask != 0
+        })
+    }
+
+    fn insert(&mut self, pair: &SipPair) {
+        for i in 0..self.hashes {
+            let (byte, mask) = self.position(pair, i);
+            self.raw[byte] |= mask;
+        }
+    }
+}
+
+/// A valkey-bloom filter: its parameters and its sub-filters, oldest first.
+#[derive(Debug, Clone, PartialEq)]
+pub struct ValkeyBloom {
+    pub(crate) expansion: u32,
+    pub(crate) error: f64,
+    pub(crate) tightening: f64,
+    pub(crate) seed_is_random: bool,
+    pub(crate) filters: Vec<SubFilter>,
+}
+
+/// What a new valkey-bloom filter is asked to be (the replicated `BF.INSERT … TIGHTENING t SEED
+/// s` that valkey-bloom writes for every filter it creates).
+#[derive(Debug, Clone, Copy, PartialEq)]
+pub struct ValkeySpec {
+    /// Items the first sub-filter holds.
+    pub capacity: u64,
+    /// The filter's rate.
+    pub error: f64,
+    /// Each new sub-filter's rate is the previous one's times this.
+    pub tightening: f64,
+    /// Each new sub-filter's capacity is the previous one's times this; 0: never grows.
+    pub expansion: u32,
+    /// The seed every sub-filter is keyed with.
+    pub seed: [u8; SEED_BYTES],
+}
+
+impl ValkeySpec {
+    /// The filter a replayed `BF.INSERT` with valkey-bloom's options creates: the spec's
+    /// capacity and rate, its expansion (NONSCALING: 0), the tightening ratio and the seed.
+    pub fn of_insert(spec: &FilterSpec, tightening: f64, seed: [u8; SEED_BYTES]) -> Self {
+        ValkeySpec {
+            capacity: spec.capacity,
+            error: spec.error,
+            tightening,
+            expansion: match spec.growth {
+                Growth::Fixed => 0,
+                Growth::Scaling(e) => e,
+            },
+            seed,
+        }
+    }
+}
+
+impl ValkeyBloom {
+    /// An empty filter as valkey-bloom creates it for `spec`, within `max_bytes` of bits.
+    pub fn new(spec: &ValkeySpec, max_bytes: u64) -> Result<Self, FilterError> {
+        let first = sub_filter(spec.capacity, spec.error, &spec.seed, 0, max_bytes)?;
+        Ok(ValkeyBloom {
+            expansion: spec.expansion,
+            error: spec.error,
+            tightening: spec.tightening,
+            seed_is_random: spec.seed != FIXED_SEED,
+            filters: vec![first],
+        })
+    }
+
+    /// Expansion: each new sub-filter's capacity over the previous one's; 0 for NONSCALING.
+    pub fn expansion(&self) -> u32 {
+        self.expansion
+    }
+
+    /// The filter's rate (its first sub-filter's).
+    pub fn error(&self) -> f64 {
+        self.error
+    }
+
+    /// The tightening ratio of each new sub-filter's rate.
+    pub fn tightening(&self) -> f64 {
+        self.tightening
+    }
+
+    /// Whether the seed was drawn at random (else it is [`FIXED_SEED`]).
+    pub fn seed_is_random(&self) -> bool {
+        self.seed_is_random
+    }
+
+    /// The sub-filters, oldest first.
+    pub fn filters(&self) -> &[SubFilter] {
+        &self.filters
+    }
+
+    /// The sub-filters, writable.
+    pub fn filters_mut(&mut self) -> &mut [SubFilter] {
+        &mut self.filters
+    }
+
+    /// The rate sub-filter `n` was sized for.
+    pub fn rate_of(&self, n: usize) -> f64 {
+        self.error * self.tightening.powi(n as i32)
+    }
+
+    /// BF.CARD: items added.
+    pub fn items(&self) -> u64 {
+        self.filters.iter().map(|f| f.items).sum()
+    }
+
+    /// Items the sub-filters were sized for, together.
+    pub fn capacity(&self) -> u64 {
+        self.filters
+            .iter()
+            .fold(0u64, |sum, f| sum.saturating_add(f.capacity))
+    }
+
+    /// Bytes of bits (headers excluded).
+    pub fn bit_bytes(&self) -> u64 {
+        self.filters.iter().map(|f| f.bits().len() as u64).sum()
+    }
+
+    /// Bytes in memory.
+    pub fn memory_usage(&self) -> u64 {
+        (std::mem::size_of::<Self>()
+            + self.filters.capacity() * std::mem::size_of::<SubFilter>()
+            + self.filters.iter().map(|f| f.raw.capacity()).sum::<usize>()) as u64
+    }
+
+    /// Whether some sub-filter may hold `item`. Sub-filters share their key's seed, so the
+    /// item is hashed once (a sub-filter with another seed, which valkey-bloom never writes,
+    /// hashes it under its own).
+    pub fn contains(&self, item: &[u8]) -> bool {
+        let mut pair: Option<(&[u8; SEED_BYTES], SipPair)> = None;
+        self.filters.iter().any(|f| {
+            let p = match pair {
+                Some((seed, p)) if seed == f.seed() => p,
+                _ => {
+                    let p = SipPair::new(item, f.seed());
+                    pair = Some((f.seed(), p));
+                    p
+                }
+            };
+            f.contains(&p)
+        })
+    }
+
+    /// Checks items in order, passing each answer on.
+    pub fn contains_many<'a>(
+        &self,
+        items: impl Iterator<Item = &'a [u8]>,
+        mut answer: impl FnMut(bool),
+    ) {
+        for item in items {
+            answer(self.contains(item));
+        }
+    }
+
+    /// Adds `item` as valkey-bloom does; a new sub-filter must fit in `max_bytes` of bits.
+    pub fn add(&mut self, item: &[u8], max_bytes: u64) -> Result<AddOutcome, FilterError> {
+        if self.contains(item) {
+            return Ok(AddOutcome::Present);
+        }
+        let last = self.filters.last_mut().expect("at least one sub-filter");
+        if last.items < last.capacity {
+            last.insert(&SipPair::new(item, last.seed()));
+            last.items += 1;
+            return Ok(AddOutcome::Added);
+        }
+        if self.expansion == 0 {
+            return Err(FilterError::Full);
+        }
+        let capacity = last
+            .capacity
+            .checked_mul(u64::from(self.expansion))
+            .filter(|&c| c <= i64::MAX as u64)
+            .ok_or(FilterError::CannotGrow)?;
+        let seed = *self.filters[0].seed();
+        let n = self.filters.len();
+        let budget = max_bytes.saturating_sub(self.bit_bytes());
+        let mut next =
+            sub_filter(capacity, self.rate_of(n), &seed, n, budget).map_err(|e| match e {
+                FilterError::TooLarge { needed, .. } => FilterError::TooLarge {
+                    needed: needed.saturating_add(self.bit_bytes()),
+                    limit: max_bytes,
+                },
+                e => e,
+            })?;
+        next.insert(&SipPair::new(item, &seed));
+        next.items = 1;
+        self.filters.push(next);
+        Ok(AddOutcome::Added)
+    }
+
+    /// Adds items in order, passing each outcome to `outcome`, which returns whether to go on.
+    pub fn add_many<'a>(
+        &mut self,
+        items: impl Iterator<Item = &'a [u8]>,
+        max_bytes: u64,
+        mut outcome: impl FnMut(Result<AddOutcome, FilterError>) -> bool,
+    ) {
+        for item in items {
+            if !outcome(self.add(item, max_bytes)) {
+                return;
+            }
+        }
+    }
+}
+
+/// Sub-filter `n` of a filter: `capacity` items at rate `error` (already tightened), keyed with
+/// `seed`, refused past `max_bytes` of bits or when no rate is left (valkey-bloom stops at the
+/// smallest positive double).
+fn sub_filter(
+    capacity: u64,
+    error: f64,
+    seed: &[u8; SEED_BYTES],
+    n: usize,
+    max_bytes: u64,
+) -> Result<SubFilter, FilterError> {
+    if n > 0 && error <= f64::MIN_POSITIVE {
+        return Err(FilterError::CannotGrow);
+    }
+    let bytes = bitmap_bytes(capacity, error);
+    if !(bytes >= 1.0) || bytes > (crate::sizing::MAX_LINK_BITS / 8) as f64 {
+        return Err(FilterError::LinkTooLarge {
+            needed: bytes.min(u64::MAX as f64) as u64,
+        });
+    }
+    let bytes = bytes as u64;
+    if bytes > max_bytes {
+        return Err(FilterError::TooLarge {
+            needed: bytes,
+            limit: max_bytes,
+        });
+    }
+    Ok(SubFilter::empty(
+        bytes,
+        hash_count(bytes, capacity),
+        seed,
+        capacity,
+    ))
+}
