@@ -1,7 +1,9 @@
-//! The data types, `MBbloom--` (Bloom filters) and `MBbloomCF` (cuckoo filters): their
-//! callbacks (RDB save/load, AOF rewrite, digest, copy, free, free effort, memory usage),
-//! written once over [`Stored`]. Like every command and config callback, each runs its body
-//! through [`no_unwind`], so a panic never unwinds into Redis.
+//! The data types, `MBbloom--` (Bloom filters), `MBbloomCF` (cuckoo filters) and `bloomfltr`
+//! (valkey-bloom's filters, which stay valkey-bloom's type): their callbacks (RDB save/load,
+//! AOF rewrite, digest, copy, free, free effort, memory usage), written once over [`Stored`]
+//! (the value) and [`Registered`] (the type and how its RDB values decode). Like every command
+//! and config callback, each runs its body through [`no_unwind`], so a panic never unwinds
+//! into Redis.
 
 use std::ffi::{c_int, c_void, CStr};
 use std::os::raw::c_char;
@@ -14,21 +16,24 @@ use crate::unwind::no_unwind;
 use rsbloom_core::bloom::redisbloom_rdb;
 use rsbloom_core::codec::{FieldReader, FieldWriter};
 use rsbloom_core::cuckoo::{rdb as cuckoo_rdb, scandump as cuckoo_scandump};
+use rsbloom_core::valkey::{load as valkey_load, rdb as valkey_rdb};
 use rsbloom_core::{rdb, scandump};
 use rsbloom_core::{Cuckoo, DecodeError, Filter, FIXED_SEED};
 
-/// A value type this module stores under a key: a Bloom filter ([`Filter`], `MBbloom--`) or a
-/// cuckoo filter ([`Cuckoo`], `MBbloomCF`). The type callbacks below are written once, over
-/// this trait.
+/// A value this module stores under a key: a Bloom filter ([`Filter`], of type `MBbloom--`, or
+/// `bloomfltr` for a valkey-bloom filter) or a cuckoo filter ([`Cuckoo`], `MBbloomCF`). The
+/// type callbacks below are written once, over this trait.
 pub trait Stored: Clone + 'static {
-    /// The Redis data type of this value.
-    fn data_type() -> &'static RedisType;
+    /// The Redis data type this value is stored as.
+    fn data_type(&self) -> &'static RedisType;
+    /// Whether a key of the Redis data type `t` holds a value of this kind.
+    fn holds(t: *mut raw::RedisModuleType) -> bool;
     /// The command that rebuilds a value from its SCANDUMP stream (the AOF rewrite's).
     const LOADCHUNK: &'static CStr;
-    /// What the load warning calls it.
-    const WHAT: &'static str;
     fn encode(&self, w: &mut impl FieldWriter);
-    fn decode(r: &mut impl FieldReader, encver: c_int) -> Result<Self, DecodeError>;
+    /// valkey-bloom's `BF.LOAD` blob, which the AOF rewrite writes instead of the SCANDUMP
+    /// stream for a valkey-bloom filter (so that valkey-bloom replays it too).
+    fn load_blob(&self) -> Option<Vec<u8>>;
     /// The SCANDUMP stream: `emit(1, header)`, then `emit(next, chunk)` per chunk.
     fn dump(&self, emit: &mut dyn FnMut(i64, &[u8]));
     /// Everything DEBUG DIGEST covers but the item count: header, then every array.
@@ -42,24 +47,29 @@ pub trait Stored: Clone + 'static {
     fn counters() -> &'static Counters;
 }
 
+/// The raw handle of a registered type.
+fn raw_type(t: &RedisType) -> *mut raw::RedisModuleType {
+    *t.raw_type.borrow()
+}
+
 impl Stored for Filter {
-    fn data_type() -> &'static RedisType {
-        &BLOOM_TYPE
+    fn data_type(&self) -> &'static RedisType {
+        match self {
+            Filter::Valkey(_) => &VALKEY_TYPE,
+            _ => &BLOOM_TYPE,
+        }
+    }
+    fn holds(t: *mut raw::RedisModuleType) -> bool {
+        t == raw_type(&BLOOM_TYPE) || t == raw_type(&VALKEY_TYPE)
     }
     const LOADCHUNK: &'static CStr = c"BF.LOADCHUNK";
-    const WHAT: &'static str = "bloom filter";
     fn encode(&self, w: &mut impl FieldWriter) {
         rdb::encode(self, w);
     }
-    fn decode(r: &mut impl FieldReader, encver: c_int) -> Result<Self, DecodeError> {
-        match encver {
-            rdb::ENCODING_VERSION => rdb::decode(r),
-            // RedisBloom's own encodings (drop-in migration). The native links such a chain
-            // grows later use the fixed seed, so replicas and AOF replays grow identical ones.
-            0..=redisbloom_rdb::MAX_ENCODING_VERSION => {
-                redisbloom_rdb::decode(r, encver, FIXED_SEED).map(Filter::Chain)
-            }
-            _ => Err(DecodeError::UnknownEncoding),
+    fn load_blob(&self) -> Option<Vec<u8>> {
+        match self {
+            Filter::Valkey(v) => Some(valkey_load::encode(v)),
+            _ => None,
         }
     }
     fn dump(&self, emit: &mut dyn FnMut(i64, &[u8])) {
@@ -89,16 +99,18 @@ impl Stored for Filter {
 }
 
 impl Stored for Cuckoo {
-    fn data_type() -> &'static RedisType {
+    fn data_type(&self) -> &'static RedisType {
         &CUCKOO_TYPE
     }
+    fn holds(t: *mut raw::RedisModuleType) -> bool {
+        t == raw_type(&CUCKOO_TYPE)
+    }
     const LOADCHUNK: &'static CStr = c"CF.LOADCHUNK";
-    const WHAT: &'static str = "cuckoo filter";
     fn encode(&self, w: &mut impl FieldWriter) {
         cuckoo_rdb::encode(self, w);
     }
-    fn decode(r: &mut impl FieldReader, encver: c_int) -> Result<Self, DecodeError> {
-        cuckoo_rdb::decode(r, encver)
+    fn load_blob(&self) -> Option<Vec<u8>> {
+        None
     }
     fn dump(&self, emit: &mut dyn FnMut(i64, &[u8])) {
         emit(1, &cuckoo_scandump::header(self));
@@ -126,22 +138,74 @@ impl Stored for Cuckoo {
     }
 }
 
-/// The callbacks of a [`Stored`] type (no aux data, no defrag).
-const fn methods<T: Stored>() -> raw::RedisModuleTypeMethods {
+/// A registered data type: the values it holds and how its RDB values decode.
+pub trait Registered {
+    /// Its values.
+    type Value: Stored;
+    /// What the load warning calls them.
+    const WHAT: &'static str;
+    /// Reads a value of encoding version `encver`.
+    fn decode(r: &mut impl FieldReader, encver: c_int) -> Result<Self::Value, DecodeError>;
+}
+
+/// `MBbloom--`: rsbloom's Bloom filters, and RedisBloom's.
+pub struct BloomValues;
+
+impl Registered for BloomValues {
+    type Value = Filter;
+    const WHAT: &'static str = "bloom filter";
+    fn decode(r: &mut impl FieldReader, encver: c_int) -> Result<Filter, DecodeError> {
+        match encver {
+            rdb::ENCODING_VERSION => rdb::decode(r),
+            // RedisBloom's own encodings (drop-in migration). The native links such a chain
+            // grows later use the fixed seed, so replicas and AOF replays grow identical ones.
+            0..=redisbloom_rdb::MAX_ENCODING_VERSION => {
+                redisbloom_rdb::decode(r, encver, FIXED_SEED).map(Filter::Chain)
+            }
+            _ => Err(DecodeError::UnknownEncoding),
+        }
+    }
+}
+
+/// `bloomfltr`: valkey-bloom's filters.
+pub struct ValkeyValues;
+
+impl Registered for ValkeyValues {
+    type Value = Filter;
+    const WHAT: &'static str = "valkey-bloom filter";
+    fn decode(r: &mut impl FieldReader, encver: c_int) -> Result<Filter, DecodeError> {
+        valkey_rdb::decode(r, encver).map(Filter::Valkey)
+    }
+}
+
+/// `MBbloomCF`: cuckoo filters, rsbloom's and RedisBloom's.
+pub struct CuckooValues;
+
+impl Registered for CuckooValues {
+    type Value = Cuckoo;
+    const WHAT: &'static str = "cuckoo filter";
+    fn decode(r: &mut impl FieldReader, encver: c_int) -> Result<Cuckoo, DecodeError> {
+        cuckoo_rdb::decode(r, encver)
+    }
+}
+
+/// The callbacks of a [`Registered`] type. valkey-bloom's type loads (and ignores) aux data,
+/// as valkey-bloom does (it saves none); no defrag.
+const fn methods<R: Registered>() -> raw::RedisModuleTypeMethods {
     raw::RedisModuleTypeMethods {
         version: raw::REDISMODULE_TYPE_METHOD_VERSION as u64,
-        rdb_load: Some(rdb_load::<T>),
-        rdb_save: Some(rdb_save::<T>),
-        aof_rewrite: Some(aof_rewrite::<T>),
-        mem_usage: Some(mem_usage::<T>),
-        digest: Some(digest::<T>),
-        free: Some(free::<T>),
+        rdb_load: Some(rdb_load::<R>),
+        rdb_save: Some(rdb_save::<R::Value>),
+        aof_rewrite: Some(aof_rewrite::<R::Value>),
+        mem_usage: Some(mem_usage::<R::Value>),
+        digest: Some(digest::<R::Value>),
+        free: Some(free::<R::Value>),
         aux_load: None,
         aux_save: None,
         aux_save_triggers: 0,
-        free_effort: Some(free_effort::<T>),
+        free_effort: Some(free_effort::<R::Value>),
         unlink: None,
-        copy: Some(copy::<T>),
+        copy: Some(copy::<R::Value>),
         defrag: None,
         mem_usage2: None,
         free_effort2: None,
@@ -153,14 +217,22 @@ const fn methods<T: Stored>() -> raw::RedisModuleTypeMethods {
 
 /// The Bloom filter type, named as RedisBloom names it so that TYPE answers the same.
 pub static BLOOM_TYPE: RedisType =
-    RedisType::new("MBbloom--", rdb::ENCODING_VERSION, methods::<Filter>());
+    RedisType::new("MBbloom--", rdb::ENCODING_VERSION, methods::<BloomValues>());
+
+/// valkey-bloom's type: its keys keep it (TYPE says `bloomfltr`), load from its RDB, DUMP and
+/// replication, and save in its format, so valkey-bloom can load them back.
+pub static VALKEY_TYPE: RedisType = RedisType::new(
+    "bloomfltr",
+    valkey_rdb::ENCODING_VERSION,
+    methods::<ValkeyValues>(),
+);
 
 /// The cuckoo filter type, RedisBloom's `MBbloomCF`. It reads RedisBloom's encodings 0 to 4
 /// and writes rsbloom's ([`cuckoo_rdb`]).
 pub static CUCKOO_TYPE: RedisType = RedisType::new(
     "MBbloomCF",
     cuckoo_rdb::ENCODING_VERSION,
-    methods::<Cuckoo>(),
+    methods::<CuckooValues>(),
 );
 
 struct RdbWriter(*mut raw::RedisModuleIO);
@@ -205,6 +277,23 @@ impl FieldReader for RdbReader {
         let v = unsafe { raw::RedisModule_LoadDouble.unwrap()(self.0) };
         self.check().map(|_| v)
     }
+    fn bytes(&mut self, max: u64) -> Result<Vec<u8>, DecodeError> {
+        let mut len = 0usize;
+        // SAFETY: as above; the returned buffer is ours to free with RedisModule_Free.
+        let buf: *mut c_char =
+            unsafe { raw::RedisModule_LoadStringBuffer.unwrap()(self.0, &mut len) };
+        self.check()?;
+        if buf.is_null() {
+            return Err(DecodeError::Read("missing bit array"));
+        }
+        let value = (len as u64 <= max).then(|| {
+            // SAFETY: `buf` holds `len` readable bytes until it is freed below.
+            unsafe { std::slice::from_raw_parts(buf.cast::<u8>(), len) }.to_vec()
+        });
+        // SAFETY: `buf` came from LoadStringBuffer and is freed exactly once.
+        unsafe { raw::RedisModule_Free.unwrap()(buf.cast()) };
+        value.ok_or(DecodeError::LongPiece)
+    }
     fn bytes_into(&mut self, dst: &mut [u8]) -> Result<usize, DecodeError> {
         let mut len = 0usize;
         // SAFETY: as above; the returned buffer is ours to free with RedisModule_Free.
@@ -247,19 +336,19 @@ extern "C" fn rdb_save<T: Stored>(rdb: *mut raw::RedisModuleIO, value: *mut c_vo
     no_unwind((), || value.encode(&mut RdbWriter(rdb)));
 }
 
-extern "C" fn rdb_load<T: Stored>(rdb: *mut raw::RedisModuleIO, encver: c_int) -> *mut c_void {
+extern "C" fn rdb_load<R: Registered>(rdb: *mut raw::RedisModuleIO, encver: c_int) -> *mut c_void {
     let decoded = no_unwind(Err(DecodeError::Read("internal error in rsbloom")), || {
-        T::decode(&mut RdbReader(rdb), encver)
+        R::decode(&mut RdbReader(rdb), encver)
     });
     match decoded {
         Ok(value) => {
-            T::counters().value_created(value.gauges());
+            <R::Value as Stored>::counters().value_created(value.gauges());
             Box::into_raw(Box::new(value)).cast()
         }
         Err(why) => {
             log_io_warning(
                 rdb,
-                &format!("refusing {} of encoding version {encver}: {why}", T::WHAT),
+                &format!("refusing {} of encoding version {encver}: {why}", R::WHAT),
             );
             std::ptr::null_mut()
         }
@@ -291,7 +380,8 @@ extern "C" fn mem_usage<T: Stored>(value: *const c_void) -> usize {
 
 /// Rewrites a value as the commands that rebuild it: `BF.LOADCHUNK key 1 <header>` (or
 /// `CF.LOADCHUNK`), then one per chunk, exactly as a client replays SCANDUMP (a cuckoo filter
-/// with no items too, which SCANDUMP itself refuses to dump).
+/// with no items too, which SCANDUMP itself refuses to dump); a valkey-bloom filter as
+/// valkey-bloom's own `BF.LOAD key <blob>`, which both modules replay.
 extern "C" fn aof_rewrite<T: Stored>(
     aof: *mut raw::RedisModuleIO,
     key: *mut raw::RedisModuleString,
@@ -299,6 +389,21 @@ extern "C" fn aof_rewrite<T: Stored>(
 ) {
     // SAFETY: Redis passes a value of this callback's type.
     let value = unsafe { value_of::<T>(value) };
+    if let Some(blob) = no_unwind(None, || value.load_blob()) {
+        // SAFETY: live AOF handle and key; "sb" takes a RedisModuleString and a buffer with
+        // its length, valid for the call, which copies them.
+        unsafe {
+            raw::RedisModule_EmitAOF.unwrap()(
+                aof,
+                c"BF.LOAD".as_ptr(),
+                c"sb".as_ptr(),
+                key,
+                blob.as_ptr().cast::<c_char>(),
+                blob.len(),
+            )
+        };
+        return;
+    }
     let mut emit = |iterator: i64, data: &[u8]| {
         // SAFETY: live AOF handle and key; "slb" takes a RedisModuleString, a long long and a
         // buffer with its length, all valid for the call, which copies them.

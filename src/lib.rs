@@ -19,7 +19,7 @@ use std::ffi::c_int;
 
 use redis_module::{raw, Context};
 
-use datatype::{BLOOM_TYPE, CUCKOO_TYPE};
+use datatype::{BLOOM_TYPE, CUCKOO_TYPE, VALKEY_TYPE};
 
 /// RedisBloom's command level that rsbloom implements: clients look for module `bf` and gate
 /// features on this version.
@@ -77,7 +77,7 @@ unsafe fn load(
         context.log_warning(&format!("rsbloom: {e}"));
         return ERR;
     }
-    for data_type in [&BLOOM_TYPE, &CUCKOO_TYPE] {
+    for data_type in [&BLOOM_TYPE, &CUCKOO_TYPE, &VALKEY_TYPE] {
         if let Err(e) = data_type.create_data_type(ctx) {
             context.log_warning(&format!("rsbloom: {e}"));
             return ERR;

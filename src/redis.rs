@@ -45,7 +45,11 @@ impl<'a> Args<'a> {
     /// # Safety
     /// `argv` must hold `argc` valid strings that live for `'a` (the command call).
     pub unsafe fn from_raw(argv: *mut *mut raw::RedisModuleString, argc: c_int) -> Self {
-        // SAFETY: the caller's contract.
+        // A module loaded without arguments may get a NULL argv, which no slice may have.
+        if argc <= 0 || argv.is_null() {
+            return Args(&[]);
+        }
+        // SAFETY: the caller's contract; argv is non-NULL.
         Args(unsafe { std::slice::from_raw_parts(argv, argc as usize) })
     }
 
@@ -75,6 +79,8 @@ pub enum Word<'a> {
     Arg(usize),
     /// Text made by the module.
     Text(&'a str),
+    /// Bytes made by the module (a valkey-bloom `BF.LOAD` blob).
+    Bytes(&'a [u8]),
 }
 
 /// The calling context: replies, keys, replication and notifications.
@@ -194,21 +200,19 @@ impl Ctx {
         let mut created = Vec::new();
         let argv: Vec<*mut raw::RedisModuleString> = words
             .iter()
-            .map(|w| match w {
-                Word::Arg(i) => args.raw(*i),
-                Word::Text(text) => {
-                    // SAFETY: live context; the string is freed below, after Replicate took
-                    // its own references.
-                    let s = unsafe {
-                        raw::RedisModule_CreateString.unwrap()(
-                            self.0,
-                            text.as_ptr().cast(),
-                            text.len(),
-                        )
-                    };
-                    created.push(s);
-                    s
-                }
+            .map(|w| {
+                let text: &[u8] = match w {
+                    Word::Arg(i) => return args.raw(*i),
+                    Word::Text(t) => t.as_bytes(),
+                    Word::Bytes(b) => b,
+                };
+                // SAFETY: live context; the string is freed below, after Replicate took its
+                // own references.
+                let s = unsafe {
+                    raw::RedisModule_CreateString.unwrap()(self.0, text.as_ptr().cast(), text.len())
+                };
+                created.push(s);
+                s
             })
             .collect();
         // SAFETY: "v" takes an array of RedisModuleString pointers and its length, all valid
@@ -345,11 +349,11 @@ impl Key {
         }
         if kind as isize != raw::REDISMODULE_KEYTYPE_MODULE
             // SAFETY: as above.
-            || unsafe { raw::RedisModule_ModuleTypeGetType.unwrap()(self.0) } != *T::data_type().raw_type.borrow()
+            || !T::holds(unsafe { raw::RedisModule_ModuleTypeGetType.unwrap()(self.0) })
         {
             return KeyContent::Other;
         }
-        // SAFETY: the key holds T's data type, whose values are `Box<T>`s we created; the key
+        // SAFETY: the key holds one of T's data types, whose values are `Box<T>`s we created; the key
         // stays open (and the value alive) for as long as the exclusive borrow of `self`.
         KeyContent::Value(unsafe {
             &mut *raw::RedisModule_ModuleTypeGetValue.unwrap()(self.0).cast::<T>()
@@ -366,18 +370,14 @@ impl Key {
         }
     }
 
-    /// Stores a new value in an empty key opened for writing and returns it.
+    /// Stores a new value, as the data type it says, in an empty key opened for writing and
+    /// returns it.
     pub fn create<T: Stored>(&mut self, value: T) -> &mut T {
+        let data_type = *value.data_type().raw_type.borrow();
         let value = Box::into_raw(Box::new(value));
         // SAFETY: the key is open for writing and empty; ownership of `value` passes to Redis,
         // which frees it through the type's free callback.
-        unsafe {
-            raw::RedisModule_ModuleTypeSetValue.unwrap()(
-                self.0,
-                *T::data_type().raw_type.borrow(),
-                value.cast(),
-            )
-        };
+        unsafe { raw::RedisModule_ModuleTypeSetValue.unwrap()(self.0, data_type, value.cast()) };
         // SAFETY: `value` is alive while the key is (Redis owns it now), and the exclusive
         // borrow of `self` keeps any other reference from being made meanwhile.
         let value = unsafe { &mut *value };

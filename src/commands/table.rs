@@ -224,6 +224,9 @@ command_table! {
         c"O(n), n the bytes of the chunk (at most 16 MiB)";
     "bf.loadchunk" => scandump::loadchunk, "write deny-oom", "write", 4, UPDATE, c"1.0.0",
         c"Restores a filter from a chunk of BF.SCANDUMP", c"O(n), n the bytes of the chunk";
+    "bf.load" => scandump::load, "write deny-oom", "write", 3, INSERT, c"1.0.0",
+        c"Creates a valkey-bloom filter from valkey-bloom's BF.LOAD blob (its AOF form)",
+        c"O(n), n the bytes of the blob";
     "bf.mexists" => exists::mexists, "readonly fast", "read", -3, READ, c"1.0.0",
         c"Whether each item may have been added", c"O(k l n)";
     "bf.insert" => add::insert, "write deny-oom", "write", -4, INSERT, c"1.0.0",

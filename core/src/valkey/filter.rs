@@ -375,7 +375,8 @@ fn sub_filter(
         return Err(FilterError::CannotGrow);
     }
     let bytes = bitmap_bytes(capacity, error);
-    if !(bytes >= 1.0) || bytes > (crate::sizing::MAX_LINK_BITS / 8) as f64 {
+    // NaN (no rate) fails the range test too.
+    if !(1.0..=(crate::sizing::MAX_LINK_BITS / 8) as f64).contains(&bytes) {
         return Err(FilterError::LinkTooLarge {
             needed: bytes.min(u64::MAX as f64) as u64,
         });

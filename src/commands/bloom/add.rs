@@ -13,15 +13,15 @@
 //! allocator's share of the server's time fell from 17% to 8%, ops/s from 0.34-0.42 M to
 //! 0.50-0.58 M).
 
-use super::create;
-use crate::commands::refuse;
+use super::{create, create_valkey};
+use crate::commands::{random_seed, refuse};
 use crate::config;
 use crate::datatype::Stored;
 use crate::redis::{Args, Ctx, KeyContent, Word};
 use crate::stats::{self, Work};
 use rsbloom_core::bloom::args;
 use rsbloom_core::window::args::{at_refusal, insert_refusal};
-use rsbloom_core::{errors, AddOutcome, Filter, FilterError, FilterSpec, Window};
+use rsbloom_core::{errors, AddOutcome, Filter, FilterError, FilterSpec, ValkeySpec, Window};
 
 pub fn add(ctx: &Ctx, a: &Args) {
     if a.len() != 3 {
@@ -32,7 +32,7 @@ pub fn add(ctx: &Ctx, a: &Args) {
         a,
         2,
         false,
-        Some(config::default_spec()),
+        Some(NewFilter::Native(config::default_spec())),
         (None, None),
         c"bf.add",
     );
@@ -47,26 +47,56 @@ pub fn madd(ctx: &Ctx, a: &Args) {
         a,
         2,
         true,
-        Some(config::default_spec()),
+        Some(NewFilter::Native(config::default_spec())),
         (None, None),
         c"bf.madd",
     );
 }
 
-/// BF.INSERT, its options parsed by [`args::insert`].
+/// What an add to a missing key creates.
+enum NewFilter {
+    /// rsbloom's filter: every add from a client.
+    Native(FilterSpec),
+    /// A valkey-bloom filter: valkey-bloom's replicated creation (`BF.INSERT … TIGHTENING t
+    /// SEED s`, from a primary or the AOF).
+    Valkey(ValkeySpec),
+}
+
+/// BF.INSERT, its options parsed by [`args::insert`] (valkey-bloom's `TIGHTENING` and `SEED`
+/// only from a replayed command).
 pub fn insert(ctx: &Ctx, a: &Args) {
-    match args::insert(&a.to_vec(), config::default_spec()) {
-        Ok(i) => add_items(
-            ctx,
-            a,
-            i.first_item,
-            true,
-            i.create,
-            (i.window, i.at),
-            c"bf.insert",
-        ),
+    match args::insert(&a.to_vec(), config::default_spec(), ctx.is_replayed()) {
+        Ok(i) => {
+            let create = match (i.create, i.valkey) {
+                (Some(spec), Some(valkey)) => Some(NewFilter::Valkey(ValkeySpec::of_insert(
+                    &spec,
+                    valkey.tightening,
+                    valkey.seed.unwrap_or_else(random_valkey_seed),
+                ))),
+                (spec, _) => spec.map(NewFilter::Native),
+            };
+            add_items(
+                ctx,
+                a,
+                i.first_item,
+                true,
+                create,
+                (i.window, i.at),
+                c"bf.insert",
+            )
+        }
         Err(refusal) => refuse(ctx, refusal),
     }
+}
+
+/// A random 32-byte seed, for a replayed valkey-bloom creation without one (as valkey-bloom
+/// draws one).
+fn random_valkey_seed() -> [u8; 32] {
+    let mut seed = [0u8; 32];
+    for part in seed.chunks_mut(8) {
+        part.copy_from_slice(&random_seed().to_le_bytes());
+    }
+    seed
 }
 
 /// Adds `a[first..]` to the filter at `a[1]`, replying one result (or an array of them when
@@ -80,7 +110,7 @@ fn add_items(
     a: &Args,
     first: usize,
     multi: bool,
-    create_as: Option<FilterSpec>,
+    create_as: Option<NewFilter>,
     (window, at): (Option<Window>, Option<u64>),
     event: &std::ffi::CStr,
 ) {
@@ -105,13 +135,19 @@ fn add_items(
             filter
         }
         KeyContent::Empty => {
-            if refused(create_as.map(|spec| spec.window), None).is_some() {
+            let window_of = |new: &NewFilter| match new {
+                NewFilter::Native(spec) => spec.window,
+                NewFilter::Valkey(_) => Window::Unbounded,
+            };
+            if refused(create_as.as_ref().map(window_of), None).is_some() {
                 return;
             }
-            let Some(spec) = create_as else {
-                return ctx.reply_error(errors::NOT_FOUND);
+            let created = match create_as {
+                None => return ctx.reply_error(errors::NOT_FOUND),
+                Some(NewFilter::Native(spec)) => create(ctx, a, &mut key, spec, None),
+                Some(NewFilter::Valkey(spec)) => create_valkey(ctx, a, &mut key, &spec),
             };
-            match create(ctx, a, &mut key, spec, None) {
+            match created {
                 Ok(filter) => filter,
                 Err(text) => {
                     // The memory limit refused the implicit creation: every item is refused.

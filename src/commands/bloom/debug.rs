@@ -1,12 +1,13 @@
 //! BF.DEBUG key: the chain's item count, then one status line per link; for a window filter,
-//! its window, then one line per slice with its age and fill.
+//! its window, then one line per slice with its age and fill; for a valkey-bloom filter, the
+//! chain's lines with its sub-filters as links.
 
 use crate::commands::with_value;
 use crate::redis::{Args, Ctx};
 use rsbloom_core::window::rotating::{Rotating, EMPTY};
 use rsbloom_core::window::sliding::{Sliding, OPEN};
 use rsbloom_core::Window;
-use rsbloom_core::{Chain, Filter};
+use rsbloom_core::{Chain, Filter, ValkeyBloom};
 
 pub fn debug(ctx: &Ctx, a: &Args) {
     if a.len() != 2 {
@@ -17,6 +18,7 @@ pub fn debug(ctx: &Ctx, a: &Args) {
             Filter::Chain(chain) => lines(chain),
             Filter::Sliding(s) => window_lines(s, ctx.now_ms()),
             Filter::Rotating(r) => rotating_lines(r, ctx.now_ms()),
+            Filter::Valkey(v) => valkey_lines(v),
         };
         ctx.reply_array(lines.len());
         for line in &lines {
@@ -42,6 +44,35 @@ fn lines(chain: &Chain) -> Vec<String> {
     });
     std::iter::once(format!("size:{}", chain.items()))
         .chain(links)
+        .collect()
+}
+
+/// A chain's lines for a valkey-bloom filter: its sub-filters' `k`, capacity, items and the
+/// tightened rate each was sized for (SipHash: 64-bit), then `layout:valkey-bloom
+/// tightening:<t> seed:<random|fixed>`.
+fn valkey_lines(v: &ValkeyBloom) -> Vec<String> {
+    let filters = v.filters().iter().enumerate().map(|(i, f)| {
+        format!(
+            "bytes:{} bits:{} hashes:{} hashwidth:64 capacity:{} size:{} ratio:{}",
+            f.bits().len(),
+            f.bit_count(),
+            f.hashes(),
+            f.capacity,
+            f.items,
+            format_g(v.rate_of(i))
+        )
+    });
+    let seed = if v.seed_is_random() {
+        "random"
+    } else {
+        "fixed"
+    };
+    std::iter::once(format!("size:{}", v.items()))
+        .chain(filters)
+        .chain(std::iter::once(format!(
+            "layout:valkey-bloom tightening:{} seed:{seed}",
+            format_g(v.tightening())
+        )))
         .collect()
 }
 

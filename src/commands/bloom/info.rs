@@ -2,7 +2,8 @@
 //!
 //! A window filter answers the five fields as a filter of its window: its capacity, its
 //! memory, its live slices as "filters", the items inside the window, its expansion (null when
-//! it does not grow). rsbloom's `WINDOW` field adds the window itself.
+//! it does not grow). rsbloom's `WINDOW` field adds the window itself. A valkey-bloom filter
+//! answers them from its loaded values, as valkey-bloom does (Size is rsbloom's memory).
 
 use std::ffi::CStr;
 
@@ -34,6 +35,7 @@ const FIELDS: [Field; 5] = [
                 Filter::Chain(c) => c.capacity(),
                 Filter::Sliding(s) => s.capacity(),
                 Filter::Rotating(r) => r.capacity(),
+                Filter::Valkey(v) => v.capacity(),
             }))
         },
     },
@@ -50,6 +52,7 @@ const FIELDS: [Field; 5] = [
                 Filter::Chain(c) => c.links().len() as u64,
                 Filter::Sliding(s) => live_slices(s, now),
                 Filter::Rotating(r) => r.live_generations(now),
+                Filter::Valkey(v) => v.filters().len() as u64,
             }))
         },
     },
@@ -65,6 +68,7 @@ const FIELDS: [Field; 5] = [
             Filter::Chain(c) => (!c.is_nonscaling()).then_some(i64::from(c.expansion())),
             Filter::Sliding(s) => expansion(s.growth()),
             Filter::Rotating(r) => expansion(r.growth()),
+            Filter::Valkey(v) => (v.expansion() != 0).then_some(i64::from(v.expansion())),
         },
     },
 ];
@@ -97,7 +101,7 @@ struct WindowView {
 impl WindowView {
     fn of(filter: &Filter, now: u64) -> Option<Self> {
         match filter {
-            Filter::Chain(_) => None,
+            Filter::Chain(_) | Filter::Valkey(_) => None,
             Filter::Sliding(s) => Some(WindowView {
                 layout: c"age-partitioned",
                 kind: s.kind(),
