@@ -359,6 +359,27 @@ impl Server {
         })
     }
 
+    /// Like [`Server::start_on`], with `files` (paths relative to the server's dir, and their
+    /// bytes) written into its dir first: an RDB, or an `appendonlydir/` to replay.
+    pub fn start_with_files(
+        binary: &str,
+        files: &[(&str, Vec<u8>)],
+        config_args: &[&str],
+    ) -> Result<Server, String> {
+        let mut s = Server::unstarted(&module_path(), &[], config_args);
+        s.binary = binary.to_string();
+        for (name, bytes) in files {
+            let path = s.dir.join(name);
+            fs::create_dir_all(path.parent().unwrap()).unwrap();
+            fs::write(&path, bytes).unwrap_or_else(|e| panic!("{}: {e}", path.display()));
+        }
+        s.port = free_port();
+        s.spawn_and_wait().map(|()| {
+            s.started = true;
+            s
+        })
+    }
+
     /// A cluster-enabled node (`--cluster-enabled yes`, its own `nodes.conf`, a free bus port
     /// given with `--cluster-port`, since `port + 10000` may be past 65535), not yet part of
     /// any cluster. `config_args` come after, e.g. `--cluster-node-timeout`.
