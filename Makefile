@@ -9,7 +9,8 @@
 #                then window filters against plain and rotating ones (bench/window.py, WINDOW.md),
 #                then cuckoo filters against RedisBloom's (bench/cuckoo.py, CUCKOO.md)
 #   make bench-core   criterion micro-benchmarks of the core (core/benches/core.rs)
-#   make fuzz    cargo-fuzz targets (fuzz/), FUZZ_SECONDS each (default 60)
+#   make fuzz    cargo-fuzz targets (fuzz/), FUZZ_SECONDS each (default 60); make test runs the
+#                valkey target for 60 s (test-fuzz)
 #   make deb       a Debian package of the built module (scripts/deb): target/debian/rsbloom_*.deb
 #   make install   the built module to $(DESTDIR)$(PREFIX)/lib/redis/modules/rsbloom.so
 #                  (PREFIX default /usr/local); make uninstall removes it
@@ -116,6 +117,7 @@ test: deps
 	$(MAKE) --no-print-directory test-cluster
 	$(MAKE) --no-print-directory test-big
 	$(MAKE) --no-print-directory pytest
+	$(MAKE) --no-print-directory test-fuzz
 	$(MAKE) --no-print-directory test-matrix
 
 .PHONY: test-cluster test-big
@@ -201,14 +203,15 @@ bench-core: deps
 # (fuzz/corpus/<target>) and seeds generated afresh (fuzz/examples/seeds.rs); the inputs it
 # finds go to fuzz/target/corpus, a crashing one to fuzz/artifacts. cargo-fuzz passes
 # nightly-only flags (-Zsanitizer=address); RUSTC_BOOTSTRAP=1 lets the stable toolchain take
-# them. Not part of make test.
-.PHONY: fuzz
+# them. make test runs the newest format's target (test-fuzz: valkey-bloom's values, 60 s);
+# `make fuzz` runs them all.
+.PHONY: fuzz test-fuzz
 FUZZ_SECONDS ?= 60
-FUZZ_TARGETS := args chunks rdb cuckoo
+FUZZ_TARGETS ?= args chunks rdb cuckoo valkey
 
 fuzz: deps
 	@$(CARGO) fuzz --version >/dev/null 2>&1 || $(CARGO) install cargo-fuzz --locked
-	cd fuzz && RUSTC_BOOTSTRAP=1 $(CARGO) fuzz build
+	cd fuzz && for t in $(FUZZ_TARGETS); do RUSTC_BOOTSTRAP=1 $(CARGO) fuzz build $$t || exit 1; done
 	cd fuzz && $(CARGO) run --example seeds -- target/seeds
 	@cd fuzz && for t in $(FUZZ_TARGETS); do \
 	  mkdir -p target/corpus/$$t; \
@@ -218,6 +221,9 @@ fuzz: deps
 	    echo "fuzz: $$t FAILED, see fuzz/target/fuzz-$$t.log and fuzz/artifacts/$$t"; exit 1; }; \
 	  echo "fuzz: $$t: $$(sed -n 's/^stat::number_of_executed_units: *//p' target/fuzz-$$t.log) executions in $(FUZZ_SECONDS) s, corpus $$(ls corpus/$$t | wc -l) committed + $$(ls target/corpus/$$t | wc -l) found"; \
 	done
+
+test-fuzz:
+	$(MAKE) --no-print-directory fuzz FUZZ_TARGETS=valkey FUZZ_SECONDS=60
 
 fmt:
 	$(CARGO) fmt --all

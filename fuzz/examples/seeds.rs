@@ -1,21 +1,24 @@
 //! Writes valid seed inputs for the fuzz targets into `<dir>/<target>/` (default
 //! `target/seeds`): real argument lists, the SCANDUMP streams (header and chunks, as
 //! BF.SCANDUMP returns them) and the RDB field streams of filters of every kind: scaling,
-//! NONSCALING, RedisBloom-layout and migrated from RedisBloom; and the cuckoo target's streams,
-//! values and arguments.
+//! NONSCALING, RedisBloom-layout and migrated from RedisBloom; the cuckoo target's streams,
+//! values and arguments; and the valkey target's values, blobs and arguments.
 //!
 //! `cargo run --example seeds -- [dir]` from `fuzz/`; `make fuzz` runs it.
 
 use std::fs;
 use std::path::Path;
 
-use rsbloom_core::codec::{Field, FieldSlice, FieldWriter};
 use rsbloom_core::bloom::redisbloom_rdb;
-use rsbloom_core::sizing::{self, REDISBLOOM_LN2};
+use rsbloom_core::codec::{Field, FieldSlice, FieldWriter};
 use rsbloom_core::cuckoo::{rdb as cuckoo_rdb, scandump as cuckoo_scandump};
-use rsbloom_core::{Cuckoo, CuckooSpec};
+use rsbloom_core::sizing::{self, REDISBLOOM_LN2};
+use rsbloom_core::valkey;
 use rsbloom_core::window::rotating::Rotating;
-use rsbloom_core::{rdb, scandump, Chain, Filter, FilterSpec, Growth, Sliding, Window};
+use rsbloom_core::{
+    rdb, scandump, Chain, Filter, FilterSpec, Growth, Sliding, ValkeyBloom, ValkeySpec, Window,
+};
+use rsbloom_core::{Cuckoo, CuckooSpec};
 use rsbloom_fuzz::{decode_dump, decode_rdb, encode_dump, encode_rdb, fields_of, CHUNKS_LIMIT};
 
 const ARGS: &[&str] = &[
@@ -219,7 +222,11 @@ fn main() {
         ),
         (
             "rotating-burst",
-            Filter::Rotating(rotating(Window::Time { seconds: 1 }, Growth::Scaling(2), 600)),
+            Filter::Rotating(rotating(
+                Window::Time { seconds: 1 },
+                Growth::Scaling(2),
+                600,
+            )),
         ),
     ];
     for (name, chain) in &filters {
@@ -256,7 +263,55 @@ fn main() {
     let value = redisbloom_value(0, 0, &[(capacity, 0.01, bits, 0)]);
     write(out, "rdb", "redisbloom-enc0", &encode_rdb(0, &value));
     cuckoo_seeds(out);
+    valkey_seeds(out);
     println!("seeds written to {}", out.display());
+}
+
+/// The valkey target's seeds (first byte: 0 RDB value, 1 `BF.LOAD` blob, 2 arguments), and a
+/// valkey-bloom filter's SCANDUMP stream for the chunks target: filters grown over several
+/// sub-filters, NONSCALING, with the fixed seed, and the replayed creation's arguments.
+fn valkey_seeds(out: &Path) {
+    let spec = |capacity, expansion, seed| ValkeySpec {
+        capacity,
+        error: 0.01,
+        tightening: 0.5,
+        expansion,
+        seed,
+    };
+    let filters = [
+        ("scaling", spec(20, 2, [3; 32]), 150),
+        ("nonscaling", spec(50, 0, [9; 32]), 49),
+        ("fixed-seed", spec(10, 4, valkey::filter::FIXED_SEED), 60),
+        ("empty", spec(1, 1, [0; 32]), 0),
+    ];
+    for (name, spec, items) in filters {
+        let mut v = ValkeyBloom::new(&spec, u64::MAX).expect("a seed filter");
+        for i in 0..items {
+            let _ = v.add(format!("seed-{i}").as_bytes(), u64::MAX);
+        }
+        let mut fields = Vec::new();
+        valkey::rdb::encode(&v, &mut fields);
+        let mut rdb_input = vec![0];
+        rdb_input.extend(encode_rdb(1, &fields));
+        write(out, "valkey", &format!("rdb-{name}"), &rdb_input);
+        let mut blob = vec![1];
+        blob.extend(valkey::load::encode(&v));
+        write(out, "valkey", &format!("blob-{name}"), &blob);
+        let filter = Filter::Valkey(v);
+        let chunks: Vec<(i64, &[u8])> = scandump::chunks(&filter).collect();
+        let stream = encode_dump(&scandump::header(&filter), &chunks);
+        write(out, "chunks", &format!("valkey-{name}"), &stream);
+    }
+    let mut args = b"\x02CAPACITY\n100\nERROR\n0.01\nTIGHTENING\n0.5\nSEED\n".to_vec();
+    args.extend([7u8; 32]);
+    args.extend(b"\nEXPANSION\n2\nITEMS\na\nb");
+    write(out, "valkey", "args-creation", &args);
+    write(
+        out,
+        "valkey",
+        "args-nonscaling",
+        b"\x02SEED\n0123456789abcdef0123456789abcdef\nNONSCALING",
+    );
 }
 
 /// The cuckoo target's seeds (first byte: 0 LOADCHUNK stream, 1 RDB value, 2 arguments):

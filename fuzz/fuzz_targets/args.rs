@@ -135,8 +135,9 @@ fn check_reserve(argv: &[&[u8]], default_expansion: u32) {
     }
 }
 
-/// An accepted BF.INSERT names at least one item after ITEMS, and the filter it would create
-/// is valid and replicates exactly.
+/// An accepted BF.INSERT from a client names at least one item after ITEMS, and the filter it
+/// would create is valid and replicates exactly; valkey-bloom's TIGHTENING and SEED are taken
+/// only from a replayed command.
 fn check_insert(argv: &[&[u8]]) {
     let defaults = FilterSpec {
         error: 0.01,
@@ -144,8 +145,12 @@ fn check_insert(argv: &[&[u8]]) {
         growth: Growth::Scaling(2),
         window: Window::Unbounded,
     };
-    match bloom_args::insert(argv, defaults) {
+    if let Ok(i) = bloom_args::insert(argv, defaults, true) {
+        assert!(i.first_item <= argv.len());
+    }
+    match bloom_args::insert(argv, defaults, false) {
         Ok(i) => {
+            assert!(i.valkey.is_none(), "a client's TIGHTENING or SEED accepted");
             assert!(i.first_item >= 3 && i.first_item < argv.len());
             assert_eq!(argv[i.first_item - 1][0].to_ascii_lowercase(), b'i');
             if let Some(spec) = i.create {

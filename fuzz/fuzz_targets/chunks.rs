@@ -19,7 +19,10 @@ fuzz_target!(|data: &[u8]| {
         filter.bit_bytes() <= CHUNKS_LIMIT,
         "header over the limit accepted"
     );
-    assert!(filter.bit_arrays().iter().all(|a| a.iter().all(|&b| b == 0)));
+    assert!(filter
+        .bit_arrays()
+        .iter()
+        .all(|a| a.iter().all(|&b| b == 0)));
     for (iterator, chunk) in chunks {
         let before = filter.clone();
         match scandump::load_chunk(&mut filter, iterator, chunk) {

@@ -8,8 +8,8 @@
 
 use libfuzzer_sys::fuzz_target;
 use rsbloom_core::args::Refusal;
-use rsbloom_core::cuckoo::args as cuckoo_args;
 use rsbloom_core::codec::FieldSlice;
+use rsbloom_core::cuckoo::args as cuckoo_args;
 use rsbloom_core::cuckoo::{rdb as cuckoo_rdb, scandump as cuckoo_scandump};
 use rsbloom_core::{Cuckoo, CuckooError, CuckooSpec};
 use rsbloom_fuzz::{decode_dump, decode_rdb, CHUNKS_LIMIT};
@@ -32,7 +32,10 @@ fn loadchunk(input: &[u8]) {
     let Ok(mut cf) = cuckoo_scandump::filter_from_header(header, CHUNKS_LIMIT) else {
         return;
     };
-    assert!(cf.slot_bytes() <= CHUNKS_LIMIT, "header over the limit accepted");
+    assert!(
+        cf.slot_bytes() <= CHUNKS_LIMIT,
+        "header over the limit accepted"
+    );
     assert!(cf.slot_arrays().all(|a| a.iter().all(|&b| b == 0)));
     for (iterator, chunk) in chunks {
         let before = cf.clone();

@@ -5,9 +5,9 @@
 #![no_main]
 
 use libfuzzer_sys::fuzz_target;
+use rsbloom_core::bloom::redisbloom_rdb::{self, MAX_ENCODING_VERSION};
 use rsbloom_core::codec::FieldSlice;
 use rsbloom_core::rdb::{self, ENCODING_VERSION};
-use rsbloom_core::bloom::redisbloom_rdb::{self, MAX_ENCODING_VERSION};
 use rsbloom_core::Filter;
 use rsbloom_fuzz::{check_filter, decode_rdb};
 

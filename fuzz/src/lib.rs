@@ -1,5 +1,5 @@
 //! Input formats of the fuzz targets (shared with the seed generator, `examples/seeds.rs`) and
-//! the invariants every decoded filter (chain or window) must satisfy.
+//! the invariants every decoded filter (chain, window or valkey-bloom filter) must satisfy.
 
 pub mod lazy_alloc;
 
@@ -11,9 +11,10 @@ static ALLOCATOR: lazy_alloc::LazyAlloc = lazy_alloc::LazyAlloc;
 use rsbloom_core::codec::{Field, FieldSlice};
 use rsbloom_core::scandump::{self, Scan};
 use rsbloom_core::sizing::{MAX_HASHES, MAX_LINK_BITS};
+use rsbloom_core::valkey::{load as valkey_load, rdb as valkey_rdb};
 use rsbloom_core::window::rotating::{Rotating, EMPTY};
 use rsbloom_core::window::sliding::{Sliding, OPEN};
-use rsbloom_core::{rdb, AddOutcome, Chain, Filter};
+use rsbloom_core::{rdb, AddOutcome, Chain, Filter, ValkeyBloom};
 
 /// Per-filter limit for the `chunks` target: small enough that every accepted header is cheap
 /// to allocate and copy, large enough for multi-link chains.
@@ -131,11 +132,23 @@ fn u64_of(b: &[u8]) -> u64 {
 pub fn check_filter(filter: &Filter, limit: u64) {
     let mut fields = Vec::new();
     rdb::encode(filter, &mut fields);
-    assert_eq!(
-        rdb::decode(&mut FieldSlice(&fields)).as_ref(),
-        Ok(filter),
-        "RDB round trip"
-    );
+    match filter {
+        // A valkey-bloom filter's RDB value is its own type's, which (as valkey-bloom's) keeps
+        // the item count of the last sub-filter only: what it reads back saves the same fields.
+        Filter::Valkey(_) => {
+            let decoded =
+                valkey_rdb::decode(&mut FieldSlice(&fields), valkey_rdb::ENCODING_VERSION)
+                    .expect("own RDB value refused");
+            let mut again = Vec::new();
+            valkey_rdb::encode(&decoded, &mut again);
+            assert_eq!(again, fields, "RDB round trip");
+        }
+        _ => assert_eq!(
+            rdb::decode(&mut FieldSlice(&fields)).as_ref(),
+            Ok(filter),
+            "RDB round trip"
+        ),
+    }
     let header = scandump::header(filter);
     let mut copy = scandump::filter_from_header(&header, 0x0ff, u64::MAX)
         .unwrap_or_else(|e| panic!("own header refused: {e:?}"));
@@ -152,7 +165,43 @@ pub fn check_filter(filter: &Filter, limit: u64) {
         Filter::Chain(chain) => check_chain(chain, limit),
         Filter::Sliding(sliding) => check_sliding(sliding, limit),
         Filter::Rotating(rotating) => check_rotating(rotating, limit),
+        Filter::Valkey(v) => check_valkey(v, limit),
     }
+}
+
+/// A valkey-bloom filter that loaded: its `BF.LOAD` blob gives it back, its counts agree with
+/// its sub-filters, and adds (growing it within `limit`) and lookups work without a panic or a
+/// false negative.
+pub fn check_valkey(v: &ValkeyBloom, limit: u64) {
+    assert_eq!(
+        valkey_load::decode(&valkey_load::encode(v)).as_ref(),
+        Ok(v),
+        "BF.LOAD round trip"
+    );
+    assert!(!v.filters().is_empty());
+    assert_eq!(v.items(), v.filters().iter().map(|f| f.items).sum::<u64>());
+    for f in v.filters() {
+        assert!((1..=MAX_HASHES).contains(&f.hashes()) && f.bit_count() >= 8);
+        assert!(f.capacity >= 1);
+    }
+    let mut grown = v.clone();
+    for i in 0..24u32 {
+        let item = format!("fuzz-item-{i}").into_bytes();
+        let before = grown.contains(&item);
+        match grown.add(&item, limit) {
+            Ok(AddOutcome::Present) => assert!(before, "present, but not before"),
+            Ok(AddOutcome::Added) => assert!(grown.contains(&item), "false negative after an add"),
+            Err(_) => assert_eq!(
+                grown.contains(&item),
+                before,
+                "a refused add changed an answer"
+            ),
+        }
+    }
+    assert!(
+        grown.bit_bytes() <= v.bit_bytes().max(limit),
+        "grew past the limit"
+    );
 }
 
 /// A rotating window filter that loaded: each slot holds its own generation, and reads and

@@ -75,11 +75,12 @@ impl ValkeyBuilder {
         if self.filters.is_empty() {
             return Err(DecodeError::FilterCount);
         }
-        let items = self
-            .filters
-            .iter()
-            .try_fold(0u64, |sum, f| sum.checked_add(f.items));
-        if items.is_none_or(|n| n > i64::MAX as u64) {
+        // The RDB value counts every sub-filter but the last as full: both counts must fit
+        // valkey-bloom's i64, or a filter taken from a blob could not be loaded back.
+        let (last, earlier) = self.filters.split_last().expect("not empty");
+        let items = i64_sum(self.filters.iter().map(|f| f.items));
+        let saved = i64_sum(earlier.iter().map(|f| f.capacity).chain([last.items]));
+        if items.is_none() || saved.is_none() {
             return Err(DecodeError::ItemSum);
         }
         Ok(ValkeyBloom {
@@ -114,4 +115,11 @@ pub fn check_bitmap_header(raw: &[u8], seed_is_random: bool) -> Result<u32, Deco
         return Err(DecodeError::Seed);
     }
     Ok(hashes)
+}
+
+/// The sum of `counts`, when it fits an i64 (valkey-bloom's counts).
+fn i64_sum(mut counts: impl Iterator<Item = u64>) -> Option<u64> {
+    counts
+        .try_fold(0u64, u64::checked_add)
+        .filter(|&n| n <= i64::MAX as u64)
 }

@@ -295,6 +295,13 @@ fn hostile_values_name_the_check_that_fired() {
     // A last item count past i64 (valkey-bloom's type).
     let last = fields.len() - 1;
     refused(last, Field::Unsigned(1 << 63), DecodeError::ItemSum);
+    // An earlier sub-filter's capacity that the RDB value (which counts it as its items) could
+    // not hold: BF.LOAD refuses it rather than take a key that could not be loaded back (the
+    // fuzzer's find). The first capacity is at 1 + 4 + 8 + 8 + 1 + 8, then length, bits, items.
+    let mut blob = saved["bf:scaling"].clone();
+    let at = 30 + 8 + 165 + 8;
+    blob[at..at + 8].copy_from_slice(&(i64::MAX as u64).to_le_bytes());
+    assert_eq!(load::decode(&blob), Err(load::LoadError::Invalid(DecodeError::ItemSum)));
     let mut blob = saved["bf:scaling"].clone();
     blob.push(0);
     assert_eq!(
