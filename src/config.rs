@@ -11,6 +11,14 @@
 //! `cf-max-iterations` and `cf-expansion-factor` set the cuckoo filters' defaults (CF.RESERVE's
 //! options, and what CF.ADD creates), which are RedisBloom's fixed values elsewhere. The
 //! capability is found by trying: a server without it refuses the flag (and logs one line).
+//!
+//! valkey-bloom's names (module `bf` too, so `bf.bloom-*` on every server) are registered as
+//! well, so that a valkey-bloom user's config starts the server: `bf.bloom-capacity`,
+//! `bf.bloom-expansion`, `bf.bloom-fp-rate` and `bf.bloom-memory-usage-limit` are other names for
+//! rsbloom's `bf.initial-size`, `bf.expansion`, `bf.error-rate` and `bf.max-filter-bytes` (with
+//! valkey-bloom's ranges); `bf.bloom-tightening-ratio`, `bf.bloom-use-random-seed` and
+//! `bf.bloom-defrag-enabled` are accepted, kept and shown, and change nothing (the reasons are in
+//! docs/configuration.md). They are hidden from `CONFIG GET bf.*`.
 
 use std::ffi::{c_char, c_int, c_longlong, c_void, CStr, CString};
 use std::sync::atomic::{AtomicBool, AtomicI64, AtomicPtr, AtomicU64, Ordering::Relaxed};
@@ -155,23 +163,31 @@ extern "C" fn get_error_rate(
     _privdata: *mut c_void,
 ) -> *mut raw::RedisModuleString {
     no_unwind(std::ptr::null_mut(), || {
-        let text = error_rate_text();
-        // SAFETY: a NULL context creates an unmanaged string from a valid buffer.
-        let new = unsafe {
-            raw::RedisModule_CreateString.unwrap()(
-                std::ptr::null_mut(),
-                text.as_ptr().cast::<c_char>(),
-                text.len(),
-            )
-        };
-        let old = ERROR_RATE_STRING.swap(new, Relaxed);
-        if !old.is_null() {
-            // SAFETY: `old` was created above by an earlier get, which Redis has finished with
-            // (it copies the value before returning), and it is freed exactly once.
-            unsafe { raw::RedisModule_FreeString.unwrap()(std::ptr::null_mut(), old) };
-        }
-        new
+        config_string(&ERROR_RATE_STRING, &error_rate_text())
     })
+}
+
+/// A string config's value for a get callback: a new string in `slot`, whose previous one (an
+/// earlier get's, which Redis has copied already) is freed.
+fn config_string(
+    slot: &AtomicPtr<raw::RedisModuleString>,
+    text: &str,
+) -> *mut raw::RedisModuleString {
+    // SAFETY: a NULL context creates an unmanaged string from a valid buffer.
+    let new = unsafe {
+        raw::RedisModule_CreateString.unwrap()(
+            std::ptr::null_mut(),
+            text.as_ptr().cast::<c_char>(),
+            text.len(),
+        )
+    };
+    let old = slot.swap(new, Relaxed);
+    if !old.is_null() {
+        // SAFETY: `old` was created here by an earlier get, which Redis has finished with (it
+        // copies the value before returning), and it is freed exactly once.
+        unsafe { raw::RedisModule_FreeString.unwrap()(std::ptr::null_mut(), old) };
+    }
+    new
 }
 
 extern "C" fn set_error_rate(
@@ -270,9 +286,9 @@ static NUMERIC: [Numeric; 4] = [
     ),
 ];
 
-/// One of RedisBloom 8's unprefixed numeric configs: its name, RedisBloom's range, and the
-/// setting it names.
-struct Unprefixed {
+/// Another name of a numeric setting (RedisBloom 8's unprefixed names, valkey-bloom's): its
+/// name, that module's range, and the setting it names.
+struct Alias {
     name: &'static CStr,
     min: i64,
     max: i64,
@@ -281,9 +297,9 @@ struct Unprefixed {
     registered: AtomicI64,
 }
 
-impl Unprefixed {
+impl Alias {
     const fn new(name: &'static CStr, (min, max): (i64, i64), cell: &'static AtomicU64) -> Self {
-        Unprefixed {
+        Alias {
             name,
             min,
             max,
@@ -293,33 +309,50 @@ impl Unprefixed {
     }
 
     /// The setting, within this name's range (CONFIG REWRITE writes what a get returns, and a
-    /// value a load argument put past RedisBloom's range must not stop the next start).
+    /// value a load argument put past that module's range must not stop the next start).
     fn value(&self) -> i64 {
         (self.cell.load(Relaxed).min(i64::MAX as u64) as i64).clamp(self.min, self.max)
     }
 }
 
 /// RedisBloom 8's numeric configs (its `bf-error-rate` is a string, as rsbloom's is).
-static UNPREFIXED: [Unprefixed; 7] = [
-    Unprefixed::new(c"bf-initial-size", (1, 1_048_576), &INITIAL_SIZE),
-    Unprefixed::new(c"bf-expansion-factor", (0, 32_768), &EXPANSION),
-    Unprefixed::new(c"cf-bucket-size", (1, 255), &CF_BUCKET_SIZE),
-    Unprefixed::new(c"cf-initial-size", (1, 1_048_576), &CF_INITIAL_SIZE),
-    Unprefixed::new(c"cf-max-iterations", (1, 65_535), &CF_MAX_ITERATIONS),
-    Unprefixed::new(c"cf-expansion-factor", (0, 32_768), &CF_EXPANSION),
-    Unprefixed::new(c"cf-max-expansions", (1, 65_535), &CF_MAX_EXPANSIONS),
+static UNPREFIXED: [Alias; 7] = [
+    Alias::new(c"bf-initial-size", (1, 1_048_576), &INITIAL_SIZE),
+    Alias::new(c"bf-expansion-factor", (0, 32_768), &EXPANSION),
+    Alias::new(c"cf-bucket-size", (1, 255), &CF_BUCKET_SIZE),
+    Alias::new(c"cf-initial-size", (1, 1_048_576), &CF_INITIAL_SIZE),
+    Alias::new(c"cf-max-iterations", (1, 65_535), &CF_MAX_ITERATIONS),
+    Alias::new(c"cf-expansion-factor", (0, 32_768), &CF_EXPANSION),
+    Alias::new(c"cf-max-expansions", (1, 65_535), &CF_MAX_EXPANSIONS),
 ];
 
-extern "C" fn get_unprefixed(_name: *const c_char, privdata: *mut c_void) -> c_longlong {
+/// valkey-bloom's numeric configs (`bf.` + name), with its ranges; its memory limit takes
+/// rsbloom's floor of 64 bytes (0 would refuse every filter).
+static VALKEY_NAMES: [Alias; 3] = [
+    Alias::new(c"bloom-capacity", (1, i64::MAX), &INITIAL_SIZE),
+    Alias::new(c"bloom-expansion", (1, u32::MAX as i64), &EXPANSION),
+    Alias::new(
+        c"bloom-memory-usage-limit",
+        (64, i64::MAX),
+        &MAX_FILTER_BYTES,
+    ),
+];
+
+/// The alias a callback's privdata points at.
+fn alias_of(privdata: *mut c_void) -> Option<&'static Alias> {
+    UNPREFIXED
+        .iter()
+        .chain(&VALKEY_NAMES)
+        .find(|u| std::ptr::eq(*u, privdata.cast_const().cast()))
+}
+
+extern "C" fn get_alias(_name: *const c_char, privdata: *mut c_void) -> c_longlong {
     no_unwind(0, || {
-        UNPREFIXED
-            .iter()
-            .find(|u| std::ptr::eq(*u, privdata.cast_const().cast()))
-            .map_or(0, |u| u.value() as c_longlong)
+        alias_of(privdata).map_or(0, |u| u.value() as c_longlong)
     })
 }
 
-extern "C" fn set_unprefixed(
+extern "C" fn set_alias(
     _name: *const c_char,
     val: c_longlong,
     privdata: *mut c_void,
@@ -327,10 +360,7 @@ extern "C" fn set_unprefixed(
 ) -> c_int {
     const ERR: c_int = raw::Status::Err as c_int;
     no_unwind(ERR, || {
-        let Some(u) = UNPREFIXED
-            .iter()
-            .find(|u| std::ptr::eq(*u, privdata.cast_const().cast()))
-        else {
+        let Some(u) = alias_of(privdata) else {
             set_config_error(err, "unknown rsbloom config");
             return ERR;
         };
@@ -444,7 +474,21 @@ fn register_unprefixed(ctx: *mut raw::RedisModuleCtx) -> Result<bool, String> {
         return Ok(false);
     }
     register_error_rate(ctx, c"bf-error-rate", flags, "bf-error-rate")?;
-    for u in &UNPREFIXED {
+    // Valkey 9 keeps one namespace for a module's names with and without its prefix:
+    // `cf-max-expansions` is rsbloom's `bf.cf-max-expansions` there, which stays.
+    let refused = register_aliases(ctx, &UNPREFIXED, flags);
+    SKIPPED_UNPREFIXED.store(refused.len() as u64, Relaxed);
+    Ok(true)
+}
+
+/// Registers `aliases` with `flags`; returns the names the server refused.
+fn register_aliases(
+    ctx: *mut raw::RedisModuleCtx,
+    aliases: &'static [Alias],
+    flags: u32,
+) -> Vec<&'static CStr> {
+    let mut refused = Vec::new();
+    for u in aliases {
         let current = u.value();
         u.registered.store(current, Relaxed);
         // SAFETY: as in `register`; privdata points at the static entry, which lives for the
@@ -457,19 +501,17 @@ fn register_unprefixed(ctx: *mut raw::RedisModuleCtx) -> Result<bool, String> {
                 flags,
                 u.min,
                 u.max,
-                Some(get_unprefixed),
-                Some(set_unprefixed),
+                Some(get_alias),
+                Some(set_alias),
                 None,
                 std::ptr::from_ref(u).cast_mut().cast(),
             )
         };
-        if status != ok {
-            // Valkey 9 keeps one namespace for a module's names with and without its prefix:
-            // `cf-max-expansions` is rsbloom's `bf.cf-max-expansions` there, which stays.
-            SKIPPED_UNPREFIXED.fetch_add(1, Relaxed);
+        if status != raw::Status::Ok as c_int {
+            refused.push(u.name);
         }
     }
-    Ok(true)
+    refused
 }
 
 /// The entry of [`NUMERIC`] a callback's privdata points at.
@@ -512,6 +554,143 @@ extern "C" fn set_numeric(
         n.cell.store(val as u64, Relaxed);
         raw::Status::Ok as c_int
     })
+}
+
+/// valkey-bloom's `bf.bloom-tightening-ratio`: accepted (a number in (0, 1), as valkey-bloom
+/// checks it) and shown, and changing nothing: new filters are rsbloom's, whose links tighten
+/// as its accuracy rule says, and a valkey-bloom filter keeps the ratio it was made with.
+static VALKEY_TIGHTENING_BITS: AtomicU64 = AtomicU64::new(0x3fe0_0000_0000_0000); // 0.5
+static VALKEY_TIGHTENING_STRING: AtomicPtr<raw::RedisModuleString> =
+    AtomicPtr::new(std::ptr::null_mut());
+/// valkey-bloom's `bf.bloom-use-random-seed`: accepted and shown, changing nothing (rsbloom
+/// draws a random seed for every filter; one seed for all would let anyone who knows it pick
+/// items that collide).
+static VALKEY_USE_RANDOM_SEED: AtomicBool = AtomicBool::new(true);
+/// valkey-bloom's `bf.bloom-defrag-enabled`: accepted and shown, changing nothing (rsbloom has
+/// no defrag callback: a filter's bits are a few large allocations).
+static VALKEY_DEFRAG: AtomicBool = AtomicBool::new(true);
+/// The kept boolean configs.
+static VALKEY_BOOLS: [(&CStr, &AtomicBool); 2] = [
+    (c"bloom-use-random-seed", &VALKEY_USE_RANDOM_SEED),
+    (c"bloom-defrag-enabled", &VALKEY_DEFRAG),
+];
+
+extern "C" fn get_tightening(
+    _name: *const c_char,
+    _privdata: *mut c_void,
+) -> *mut raw::RedisModuleString {
+    no_unwind(std::ptr::null_mut(), || {
+        let ratio = f64::from_bits(VALKEY_TIGHTENING_BITS.load(Relaxed));
+        config_string(&VALKEY_TIGHTENING_STRING, &format!("{ratio:?}"))
+    })
+}
+
+extern "C" fn set_tightening(
+    _name: *const c_char,
+    val: *mut raw::RedisModuleString,
+    _privdata: *mut c_void,
+    err: *mut *mut raw::RedisModuleString,
+) -> c_int {
+    const ERR: c_int = raw::Status::Err as c_int;
+    no_unwind(ERR, || {
+        // SAFETY: Redis passes a valid string that lives for the whole call.
+        match args::error_rate(unsafe { string_bytes(val) }) {
+            Some(r) => {
+                VALKEY_TIGHTENING_BITS.store(r.to_bits(), Relaxed);
+                raw::Status::Ok as c_int
+            }
+            None => {
+                set_config_error(
+                    err,
+                    "bf.bloom-tightening-ratio must be a number between 0 and 1, exclusive",
+                );
+                ERR
+            }
+        }
+    })
+}
+
+/// The kept boolean a callback's privdata points at.
+fn kept_bool(privdata: *mut c_void) -> Option<&'static AtomicBool> {
+    VALKEY_BOOLS
+        .iter()
+        .map(|(_, cell)| *cell)
+        .find(|cell| std::ptr::eq(*cell, privdata.cast_const().cast()))
+}
+
+extern "C" fn get_kept_bool(_name: *const c_char, privdata: *mut c_void) -> c_int {
+    no_unwind(0, || {
+        kept_bool(privdata).map_or(0, |c| c_int::from(c.load(Relaxed)))
+    })
+}
+
+extern "C" fn set_kept_bool(
+    _name: *const c_char,
+    val: c_int,
+    privdata: *mut c_void,
+    _err: *mut *mut raw::RedisModuleString,
+) -> c_int {
+    no_unwind(raw::Status::Err as c_int, || {
+        if let Some(cell) = kept_bool(privdata) {
+            cell.store(val != 0, Relaxed);
+        }
+        raw::Status::Ok as c_int
+    })
+}
+
+/// Registers valkey-bloom's config names (see the module docs above), hidden: a config file,
+/// the command line, CONFIG SET and CONFIG GET take them by name, while `CONFIG GET bf.*`
+/// lists rsbloom's own names only (CONFIG REWRITE still writes every changed name).
+fn register_valkey_names(ctx: *mut raw::RedisModuleCtx) -> Result<(), String> {
+    let flags = raw::REDISMODULE_CONFIG_HIDDEN;
+    register_error_rate(ctx, c"bloom-fp-rate", flags, "bf.bloom-fp-rate")?;
+    if let Some(name) = register_aliases(ctx, &VALKEY_NAMES, flags).first() {
+        return Err(format!(
+            "could not register config bf.{}",
+            name.to_string_lossy()
+        ));
+    }
+    let ok = raw::Status::Ok as c_int;
+    // SAFETY: as in `register`; NUL-terminated strings (Redis copies them), callbacks with the
+    // signatures Redis expects, no privdata.
+    let status = unsafe {
+        raw::RedisModule_RegisterStringConfig.unwrap()(
+            ctx,
+            c"bloom-tightening-ratio".as_ptr(),
+            c"0.5".as_ptr(),
+            flags,
+            Some(get_tightening),
+            Some(set_tightening),
+            None,
+            std::ptr::null_mut(),
+        )
+    };
+    if status != ok {
+        return Err("could not register config bf.bloom-tightening-ratio".into());
+    }
+    for (name, cell) in &VALKEY_BOOLS {
+        // SAFETY: as above; privdata points at the static atomic, which lives for the whole
+        // process and is only compared against.
+        let status = unsafe {
+            raw::RedisModule_RegisterBoolConfig.unwrap()(
+                ctx,
+                name.as_ptr(),
+                c_int::from(cell.load(Relaxed)),
+                flags,
+                Some(get_kept_bool),
+                Some(set_kept_bool),
+                None,
+                std::ptr::from_ref(*cell).cast_mut().cast(),
+            )
+        };
+        if status != ok {
+            return Err(format!(
+                "could not register config bf.{}",
+                name.to_string_lossy()
+            ));
+        }
+    }
+    Ok(())
 }
 
 /// Registers the module configs, then loads their values from redis.conf / the command line.
@@ -562,6 +741,7 @@ fn register_and_load(ctx: *mut raw::RedisModuleCtx) -> Result<(), String> {
             ));
         }
     }
+    register_valkey_names(ctx)?;
     UNPREFIXED_CONFIGS.store(register_unprefixed(ctx)?, Relaxed);
     // SAFETY: OnLoad's live context, after every config is registered.
     if unsafe { raw::RedisModule_LoadConfigs.unwrap()(ctx) } != ok {

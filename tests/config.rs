@@ -650,6 +650,8 @@ fn config_rewrite_keeps_the_bf_configs_across_a_restart() {
     let lines: Vec<&str> = file
         .lines()
         .filter(|l| l.starts_with("bf.") || l.starts_with("loadmodule"))
+        // valkey-bloom's names of the same settings are written too (see below).
+        .filter(|l| !l.starts_with("bf.bloom-"))
         .collect();
     let mut sorted = lines.clone();
     sorted.sort();
@@ -767,4 +769,62 @@ fn redisbloom_8_config_lines_start_a_server_and_survive_a_rewrite() {
     assert_eq!(config_get(&mut c, "cf-max-iterations"), "30");
     assert_eq!(config_get(&mut c, "cf-bucket-size"), "4");
     assert_eq!(config_get(&mut c, "bf-error-rate"), "0.002");
+}
+
+/// A valkey-bloom user's config lines start the server on every server (module `bf` there
+/// too): four of them name rsbloom's settings, three are kept and change nothing, all are
+/// hidden from `CONFIG GET bf.*`, and CONFIG REWRITE writes every name of a changed setting,
+/// which the next start reads back to the same values.
+#[test]
+fn valkey_bloom_config_names_start_the_server() {
+    let mut s = Server::with_config_file(
+        "bf.bloom-capacity 500\nbf.bloom-fp-rate 0.001\nbf.bloom-expansion 4\n\
+         bf.bloom-memory-usage-limit 1000000\nbf.bloom-tightening-ratio 0.9\n\
+         bf.bloom-use-random-seed no\nbf.bloom-defrag-enabled no",
+    );
+    let mut c = s.conn();
+    assert_eq!(
+        all_configs(&mut c),
+        strings(["0.001", "500", "4", "1000000"])
+    );
+    for (name, value) in [
+        ("bf.bloom-capacity", "500"),
+        ("bf.bloom-fp-rate", "0.001"),
+        ("bf.bloom-expansion", "4"),
+        ("bf.bloom-memory-usage-limit", "1000000"),
+        ("bf.bloom-tightening-ratio", "0.9"),
+        ("bf.bloom-use-random-seed", "no"),
+        ("bf.bloom-defrag-enabled", "no"),
+    ] {
+        assert_eq!(config_get(&mut c, name), value, "{name}");
+    }
+    // New filters are rsbloom's, with the settings the names gave.
+    assert_eq!(run(&mut c, &["BF.ADD", "b", "x"]), int(1));
+    assert_eq!(run(&mut c, &["TYPE", "b"]), status("MBbloom--"));
+    assert_eq!(capacity(&mut c, "b"), int(500));
+    assert_eq!(expansion(&mut c, "b"), int(4));
+    // CONFIG SET by either name changes the one setting; valkey-bloom's ranges hold.
+    assert_eq!(config_set(&mut c, "bf.bloom-capacity", "700"), ok());
+    assert_eq!(config_get(&mut c, "bf.initial-size"), "700");
+    assert!(config_set(&mut c, "bf.bloom-expansion", "0").is_err());
+    assert!(config_set(&mut c, "bf.bloom-tightening-ratio", "1").is_err());
+    assert!(config_set(&mut c, "bf.bloom-fp-rate", "0").is_err());
+    let Reply::Arr(listed) = run(&mut c, &["CONFIG", "GET", "bf.*"]) else {
+        panic!("CONFIG GET bf.*")
+    };
+    assert!(
+        !listed
+            .iter()
+            .any(|r| matches!(r, Reply::Bulk(b) if b.starts_with(b"bf.bloom-"))),
+        "{listed:?}"
+    );
+    assert_eq!(run(&mut c, &["CONFIG", "REWRITE"]), ok());
+    let file = std::fs::read_to_string(s.dir.join("redis.conf")).unwrap();
+    assert!(file.lines().any(|l| l == "bf.initial-size 700"), "{file}");
+    assert!(file.lines().any(|l| l == "bf.bloom-capacity 700"), "{file}");
+    drop(c);
+    s.restart();
+    let mut c = s.conn();
+    assert_eq!(config_get(&mut c, "bf.bloom-capacity"), "700");
+    assert_eq!(config_get(&mut c, "bf.error-rate"), "0.001");
 }

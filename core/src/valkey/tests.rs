@@ -301,7 +301,10 @@ fn hostile_values_name_the_check_that_fired() {
     let mut blob = saved["bf:scaling"].clone();
     let at = 30 + 8 + 165 + 8;
     blob[at..at + 8].copy_from_slice(&(i64::MAX as u64).to_le_bytes());
-    assert_eq!(load::decode(&blob), Err(load::LoadError::Invalid(DecodeError::ItemSum)));
+    assert_eq!(
+        load::decode(&blob),
+        Err(load::LoadError::Invalid(DecodeError::ItemSum))
+    );
     let mut blob = saved["bf:scaling"].clone();
     blob.push(0);
     assert_eq!(
