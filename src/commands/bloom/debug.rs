@@ -47,9 +47,8 @@ fn lines(chain: &Chain) -> Vec<String> {
         .collect()
 }
 
-/// A chain's lines for a valkey-bloom filter: its sub-filters' `k`, capacity, items and the
-/// tightened rate each was sized for (SipHash: 64-bit), then `layout:valkey-bloom
-/// tightening:<t> seed:<random|fixed>`.
+/// A chain's lines for a valkey-bloom filter, in the same shape: its sub-filters' `k`,
+/// capacity, items and the tightened rate each was sized for (SipHash: 64-bit).
 fn valkey_lines(v: &ValkeyBloom) -> Vec<String> {
     let filters = v.filters().iter().enumerate().map(|(i, f)| {
         format!(
@@ -62,17 +61,8 @@ fn valkey_lines(v: &ValkeyBloom) -> Vec<String> {
             format_g(v.rate_of(i))
         )
     });
-    let seed = if v.seed_is_random() {
-        "random"
-    } else {
-        "fixed"
-    };
     std::iter::once(format!("size:{}", v.items()))
         .chain(filters)
-        .chain(std::iter::once(format!(
-            "layout:valkey-bloom tightening:{} seed:{seed}",
-            format_g(v.tightening())
-        )))
         .collect()
 }
 
