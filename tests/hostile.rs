@@ -1300,12 +1300,12 @@ fn restore_corrupted(con: &mut redis::Connection, payload: &[u8], kind: &str) {
         // every byte, one random bit flipped, with a valid CRC: the module's loader sees it
         let mut m = body.to_vec();
         m[i] ^= 1 << rng.below(8);
-        corrupt.push((with_crc(&m, &payload), "bit flip, CRC recomputed"));
+        corrupt.push((with_crc(&m, payload), "bit flip, CRC recomputed"));
         let mut m = body.to_vec();
         m[i] = rng.next() as u8;
-        corrupt.push((with_crc(&m, &payload), "random byte, CRC recomputed"));
+        corrupt.push((with_crc(&m, payload), "random byte, CRC recomputed"));
         // truncated there, with a valid CRC
-        corrupt.push((with_crc(&body[..i], &payload), "truncated, CRC recomputed"));
+        corrupt.push((with_crc(&body[..i], payload), "truncated, CRC recomputed"));
     }
     for _ in 0..300 {
         let mut m = body.to_vec();
@@ -1313,7 +1313,7 @@ fn restore_corrupted(con: &mut redis::Connection, payload: &[u8], kind: &str) {
             let i = rng.below(m.len());
             m[i] = rng.next() as u8;
         }
-        corrupt.push((with_crc(&m, &payload), "random bytes, CRC recomputed"));
+        corrupt.push((with_crc(&m, payload), "random bytes, CRC recomputed"));
     }
     for len in 0..payload.len() {
         corrupt.push((payload[..len].to_vec(), "truncated"));
