@@ -7,7 +7,8 @@
 #   make test-big       the >2^32-bit filter (tests/big.rs); skipped, saying why, without the memory
 #   make bench   rsbloom against RedisBloom 2.8.2 (bench/bench.py); writes bench/RESULTS.md;
 #                then window filters against plain and rotating ones (bench/window.py, WINDOW.md),
-#                then cuckoo filters against RedisBloom's (bench/cuckoo.py, CUCKOO.md)
+#                then cuckoo filters against RedisBloom's (bench/cuckoo.py, CUCKOO.md), then a
+#                valkey-bloom key against a native one (bench/valkey.py, VALKEY.md)
 #   make bench-core   criterion micro-benchmarks of the core (core/benches/core.rs)
 #   make fuzz    cargo-fuzz targets (fuzz/), FUZZ_SECONDS each (default 60); make test runs the
 #                valkey target for 60 s (test-fuzz)
@@ -195,6 +196,7 @@ bench: build venv
 	$(VENV)/bin/python bench/window.py
 	$(CARGO) run --release -p rsbloom-core --example window_bursts > bench/BURSTS.md
 	so=$$(scripts/redisbloom-so) && REDISBLOOM_SO=$$so $(VENV)/bin/python bench/cuckoo.py
+	$(VENV)/bin/python bench/valkey.py
 
 bench-core: deps
 	$(CARGO) bench -p rsbloom-core --bench core

@@ -20,6 +20,8 @@ use std::hash::Hasher;
 
 use siphasher::sip::SipHasher13;
 
+use crate::hints;
+use crate::lookahead::{answer_ahead, each_ahead};
 use crate::outcome::{AddOutcome, FilterError};
 use crate::spec::{FilterSpec, Growth};
 
@@ -49,7 +51,7 @@ pub fn hash_count(bytes: u64, capacity: u64) -> u32 {
 }
 
 /// An item's two SipHash values under one seed.
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
 pub struct SipPair {
     h0: u64,
     h1: u64,
@@ -281,43 +283,72 @@ impl ValkeyBloom {
             + self.filters.iter().map(|f| f.raw.capacity()).sum::<usize>()) as u64
     }
 
-    /// Whether some sub-filter may hold `item`. Sub-filters share their key's seed, so the
-    /// item is hashed once (a sub-filter with another seed, which valkey-bloom never writes,
-    /// hashes it under its own).
-    pub fn contains(&self, item: &[u8]) -> bool {
-        let mut pair: Option<(&[u8; SEED_BYTES], SipPair)> = None;
+    /// Hashes `item` under the key's seed (the first sub-filter's, which every sub-filter
+    /// valkey-bloom makes shares) and starts loading every byte it probes.
+    fn prepare<'a>(&self, item: &'a [u8]) -> Prepared<'a> {
+        let seed = self.filters[0].seed();
+        let pair = SipPair::new(item, seed);
+        for f in self.filters.iter().filter(|f| f.seed() == seed) {
+            for i in 0..f.hashes {
+                hints::prefetch_byte(&f.raw[f.position(&pair, i).0]);
+            }
+        }
+        Prepared { pair, item }
+    }
+
+    /// Whether some sub-filter may hold the prepared item (a sub-filter with a seed of its
+    /// own, which valkey-bloom never writes, hashes it under that seed).
+    fn holds(&self, p: &Prepared<'_>) -> bool {
+        let seed = self.filters[0].seed();
         self.filters.iter().any(|f| {
-            let p = match pair {
-                Some((seed, p)) if seed == f.seed() => p,
-                _ => {
-                    let p = SipPair::new(item, f.seed());
-                    pair = Some((f.seed(), p));
-                    p
-                }
-            };
-            f.contains(&p)
+            if f.seed() == seed {
+                f.contains(&p.pair)
+            } else {
+                f.contains(&SipPair::new(p.item, f.seed()))
+            }
         })
     }
 
-    /// Checks items in order, passing each answer on.
+    /// Whether some sub-filter may hold `item`.
+    pub fn contains(&self, item: &[u8]) -> bool {
+        self.holds(&self.prepare(item))
+    }
+
+    /// Checks items in order, passing each answer on; each item is hashed and its bytes
+    /// requested [`AHEAD`] items before its check.
     pub fn contains_many<'a>(
         &self,
         items: impl Iterator<Item = &'a [u8]>,
-        mut answer: impl FnMut(bool),
+        answer: impl FnMut(bool),
     ) {
-        for item in items {
-            answer(self.contains(item));
-        }
+        answer_ahead::<_, _, _, AHEAD>(self, items, Self::prepare, |v, p| v.holds(&p), answer);
     }
 
     /// Adds `item` as valkey-bloom does; a new sub-filter must fit in `max_bytes` of bits.
     pub fn add(&mut self, item: &[u8], max_bytes: u64) -> Result<AddOutcome, FilterError> {
-        if self.contains(item) {
+        let p = self.prepare(item);
+        self.add_prepared(&p, max_bytes)
+    }
+
+    fn add_prepared(
+        &mut self,
+        p: &Prepared<'_>,
+        max_bytes: u64,
+    ) -> Result<AddOutcome, FilterError> {
+        if self.holds(p) {
             return Ok(AddOutcome::Present);
         }
+        let first_seed = *self.filters[0].seed();
+        let pair_for = |f: &SubFilter| {
+            if *f.seed() == first_seed {
+                p.pair
+            } else {
+                SipPair::new(p.item, f.seed())
+            }
+        };
         let last = self.filters.last_mut().expect("at least one sub-filter");
         if last.items < last.capacity {
-            last.insert(&SipPair::new(item, last.seed()));
+            last.insert(&pair_for(last));
             last.items += 1;
             return Ok(AddOutcome::Added);
         }
@@ -329,36 +360,45 @@ impl ValkeyBloom {
             .checked_mul(u64::from(self.expansion))
             .filter(|&c| c <= i64::MAX as u64)
             .ok_or(FilterError::CannotGrow)?;
-        let seed = *self.filters[0].seed();
         let n = self.filters.len();
         let budget = max_bytes.saturating_sub(self.bit_bytes());
         let mut next =
-            sub_filter(capacity, self.rate_of(n), &seed, n, budget).map_err(|e| match e {
+            sub_filter(capacity, self.rate_of(n), &first_seed, n, budget).map_err(|e| match e {
                 FilterError::TooLarge { needed, .. } => FilterError::TooLarge {
                     needed: needed.saturating_add(self.bit_bytes()),
                     limit: max_bytes,
                 },
                 e => e,
             })?;
-        next.insert(&SipPair::new(item, &seed));
+        next.insert(&p.pair);
         next.items = 1;
         self.filters.push(next);
         Ok(AddOutcome::Added)
     }
 
-    /// Adds items in order, passing each outcome to `outcome`, which returns whether to go on.
+    /// Adds items in order, passing each outcome to `outcome`, which returns whether to go on;
+    /// each item is hashed and its bytes requested [`AHEAD`] items before its add.
     pub fn add_many<'a>(
         &mut self,
         items: impl Iterator<Item = &'a [u8]>,
         max_bytes: u64,
         mut outcome: impl FnMut(Result<AddOutcome, FilterError>) -> bool,
     ) {
-        for item in items {
-            if !outcome(self.add(item, max_bytes)) {
-                return;
-            }
-        }
+        each_ahead::<_, _, AHEAD>(self, items, Self::prepare, |v, p| {
+            outcome(v.add_prepared(&p, max_bytes))
+        });
     }
+}
+
+/// How many items a batch hashes and prefetches ahead: the chains' depth (two SipHash-1-3
+/// passes per item take longer than xxh3's one, so a deeper ring gains nothing more).
+const AHEAD: usize = 16;
+
+/// An item hashed under its key's seed, its bytes requested.
+#[derive(Debug, Clone, Copy, Default)]
+struct Prepared<'a> {
+    pair: SipPair,
+    item: &'a [u8],
 }
 
 /// Sub-filter `n` of a filter: `capacity` items at rate `error` (already tightened), keyed with

@@ -359,3 +359,25 @@ fn growth_keeps_the_rate_after_doubling_a_loaded_key() {
     );
     assert!(rate < 0.0015, "rate {rate} after doubling");
 }
+
+#[test]
+fn batches_answer_and_add_as_single_items_do() {
+    let saved = blobs("aof-rewrite-9.1.2/appendonly.aof.1.base.aof");
+    let v = load::decode(&saved["bf:scaling"]).unwrap();
+    let items: Vec<Vec<u8>> = (0..3_000).map(|i| format!("batch:{i}").into_bytes()).collect();
+    let mut batch = Vec::new();
+    v.contains_many(items.iter().map(Vec::as_slice), |p| batch.push(p));
+    let single: Vec<bool> = items.iter().map(|i| v.contains(i)).collect();
+    assert_eq!(batch, single);
+    // Adds across growth (bf:scaling's last sub-filter has room for 512 of them).
+    let (mut a, mut b) = (v.clone(), v);
+    let mut batch = Vec::new();
+    a.add_many(items.iter().map(Vec::as_slice), u64::MAX, |r| {
+        batch.push(r);
+        true
+    });
+    let single: Vec<_> = items.iter().map(|i| b.add(i, u64::MAX)).collect();
+    assert_eq!(batch, single);
+    assert_eq!(a, b);
+    assert_eq!(a.filters().len(), 6, "grew twice within the batch");
+}
