@@ -196,22 +196,40 @@ extern "C" fn set_error_rate(
     _privdata: *mut c_void,
     err: *mut *mut raw::RedisModuleString,
 ) -> c_int {
+    let registered = ERROR_RATE_REGISTERED.load(Relaxed);
+    set_rate(
+        val,
+        err,
+        &ERROR_RATE_BITS,
+        Some(registered),
+        ERROR_RATE_CONFIG_ERROR,
+    )
+}
+
+/// A string config holding a number in (0, 1): stores `val` in `cell`, or replies `error`.
+/// While redis.conf is applied, the value `registered` (the default the config was registered
+/// with, when the setting has several names) is skipped, so that it does not undo another
+/// name's value from the file.
+fn set_rate(
+    val: *mut raw::RedisModuleString,
+    err: *mut *mut raw::RedisModuleString,
+    cell: &AtomicU64,
+    registered: Option<u64>,
+    error: &str,
+) -> c_int {
     const ERR: c_int = raw::Status::Err as c_int;
     no_unwind(ERR, || {
         // SAFETY: Redis passes a valid string that lives for the whole call.
-        let text = unsafe { string_bytes(val) };
-        match args::error_rate(text) {
-            Some(r)
-                if LOADING.load(Relaxed) && r.to_bits() == ERROR_RATE_REGISTERED.load(Relaxed) =>
-            {
+        match args::error_rate(unsafe { string_bytes(val) }) {
+            Some(r) if LOADING.load(Relaxed) && Some(r.to_bits()) == registered => {
                 raw::Status::Ok as c_int
             }
             Some(r) => {
-                ERROR_RATE_BITS.store(r.to_bits(), Relaxed);
+                cell.store(r.to_bits(), Relaxed);
                 raw::Status::Ok as c_int
             }
             None => {
-                set_config_error(err, ERROR_RATE_CONFIG_ERROR);
+                set_config_error(err, error);
                 ERR
             }
         }
@@ -591,23 +609,8 @@ extern "C" fn set_tightening(
     _privdata: *mut c_void,
     err: *mut *mut raw::RedisModuleString,
 ) -> c_int {
-    const ERR: c_int = raw::Status::Err as c_int;
-    no_unwind(ERR, || {
-        // SAFETY: Redis passes a valid string that lives for the whole call.
-        match args::error_rate(unsafe { string_bytes(val) }) {
-            Some(r) => {
-                VALKEY_TIGHTENING_BITS.store(r.to_bits(), Relaxed);
-                raw::Status::Ok as c_int
-            }
-            None => {
-                set_config_error(
-                    err,
-                    "bf.bloom-tightening-ratio must be a number between 0 and 1, exclusive",
-                );
-                ERR
-            }
-        }
-    })
+    let error = "bf.bloom-tightening-ratio must be a number between 0 and 1, exclusive";
+    set_rate(val, err, &VALKEY_TIGHTENING_BITS, None, error)
 }
 
 /// The kept boolean a callback's privdata points at.

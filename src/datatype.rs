@@ -254,7 +254,43 @@ impl FieldWriter for RdbWriter {
 
 struct RdbReader(*mut raw::RedisModuleIO);
 
+/// A string field Redis loaded, freed on drop.
+struct LoadedString {
+    buf: *mut c_char,
+    len: usize,
+}
+
+impl LoadedString {
+    fn bytes(&self) -> &[u8] {
+        // SAFETY: `buf` holds `len` readable bytes, Redis's until the drop below frees them.
+        unsafe { std::slice::from_raw_parts(self.buf.cast::<u8>(), self.len) }
+    }
+}
+
+impl Drop for LoadedString {
+    fn drop(&mut self) {
+        // SAFETY: `buf` came from LoadStringBuffer and is freed exactly once, here.
+        unsafe { raw::RedisModule_Free.unwrap()(self.buf.cast()) };
+    }
+}
+
 impl RdbReader {
+    /// The next string field.
+    fn string(&mut self) -> Result<LoadedString, DecodeError> {
+        let mut len = 0usize;
+        // SAFETY: the IO handle is the live one Redis passed to rdb_load; the returned buffer
+        // is ours to free with RedisModule_Free (LoadedString's drop).
+        let buf: *mut c_char =
+            unsafe { raw::RedisModule_LoadStringBuffer.unwrap()(self.0, &mut len) };
+        if buf.is_null() {
+            self.check()?;
+            return Err(DecodeError::Read("missing bit array"));
+        }
+        let s = LoadedString { buf, len };
+        self.check()?;
+        Ok(s)
+    }
+
     fn check(&self) -> Result<(), DecodeError> {
         // SAFETY: the IO handle is the live one Redis passed to rdb_load.
         if unsafe { raw::RedisModule_IsIOError.unwrap()(self.0) } != 0 {
@@ -278,43 +314,18 @@ impl FieldReader for RdbReader {
         self.check().map(|_| v)
     }
     fn bytes(&mut self, max: u64) -> Result<Vec<u8>, DecodeError> {
-        let mut len = 0usize;
-        // SAFETY: as above; the returned buffer is ours to free with RedisModule_Free.
-        let buf: *mut c_char =
-            unsafe { raw::RedisModule_LoadStringBuffer.unwrap()(self.0, &mut len) };
-        self.check()?;
-        if buf.is_null() {
-            return Err(DecodeError::Read("missing bit array"));
+        let s = self.string()?;
+        if s.bytes().len() as u64 > max {
+            return Err(DecodeError::LongPiece);
         }
-        let value = (len as u64 <= max).then(|| {
-            // SAFETY: `buf` holds `len` readable bytes until it is freed below.
-            unsafe { std::slice::from_raw_parts(buf.cast::<u8>(), len) }.to_vec()
-        });
-        // SAFETY: `buf` came from LoadStringBuffer and is freed exactly once.
-        unsafe { raw::RedisModule_Free.unwrap()(buf.cast()) };
-        value.ok_or(DecodeError::LongPiece)
+        Ok(s.bytes().to_vec())
     }
     fn bytes_into(&mut self, dst: &mut [u8]) -> Result<usize, DecodeError> {
-        let mut len = 0usize;
-        // SAFETY: as above; the returned buffer is ours to free with RedisModule_Free.
-        let buf: *mut c_char =
-            unsafe { raw::RedisModule_LoadStringBuffer.unwrap()(self.0, &mut len) };
-        self.check()?;
-        if buf.is_null() {
-            return Err(DecodeError::Read("missing bit array"));
-        }
-        let fits = len <= dst.len();
-        if fits {
-            // SAFETY: `buf` holds `len` bytes, at most `dst.len()`; the regions are distinct.
-            unsafe { std::ptr::copy_nonoverlapping(buf.cast::<u8>(), dst.as_mut_ptr(), len) };
-        }
-        // SAFETY: `buf` came from LoadStringBuffer and is freed exactly once.
-        unsafe { raw::RedisModule_Free.unwrap()(buf.cast()) };
-        if fits {
-            Ok(len)
-        } else {
-            Err(DecodeError::LongPiece)
-        }
+        let s = self.string()?;
+        let src = s.bytes();
+        let dst = dst.get_mut(..src.len()).ok_or(DecodeError::LongPiece)?;
+        dst.copy_from_slice(src);
+        Ok(src.len())
     }
 }
 

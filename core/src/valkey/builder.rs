@@ -16,13 +16,14 @@ pub struct ValkeyHeader {
     pub error: f64,
     /// The tightening ratio.
     pub tightening: f64,
-    /// Whether the seed was drawn at random.
-    pub seed_is_random: bool,
+    /// The stored "seed is random" flag: 1 (random) or 0 (valkey-bloom's fixed seed).
+    pub seed_flag: u64,
 }
 
 /// Collects sub-filters and checks them, then the whole filter.
 pub struct ValkeyBuilder {
     header: ValkeyHeader,
+    seed_is_random: bool,
     filters: Vec<SubFilter>,
     bytes: u64,
 }
@@ -30,6 +31,11 @@ pub struct ValkeyBuilder {
 impl ValkeyBuilder {
     /// Checks the filter's parameters.
     pub fn new(header: ValkeyHeader) -> Result<Self, DecodeError> {
+        let seed_is_random = match header.seed_flag {
+            0 => false,
+            1 => true,
+            _ => return Err(DecodeError::Seed),
+        };
         if header.expansion > u64::from(u32::MAX) {
             return Err(DecodeError::Expansion);
         }
@@ -39,6 +45,7 @@ impl ValkeyBuilder {
         }
         Ok(ValkeyBuilder {
             header,
+            seed_is_random,
             filters: Vec::new(),
             bytes: 0,
         })
@@ -56,7 +63,7 @@ impl ValkeyBuilder {
 
     /// Adds a sub-filter: its saved bit array (header and bits), capacity and items.
     pub fn push(&mut self, raw: Vec<u8>, capacity: u64, items: u64) -> Result<(), DecodeError> {
-        let hashes = check_bitmap_header(&raw, self.header.seed_is_random)?;
+        let hashes = check_bitmap_header(&raw, self.seed_is_random)?;
         if capacity == 0 || capacity > i64::MAX as u64 {
             return Err(DecodeError::Capacity);
         }
@@ -87,7 +94,7 @@ impl ValkeyBuilder {
             expansion: self.header.expansion as u32,
             error: self.header.error,
             tightening: self.header.tightening,
-            seed_is_random: self.header.seed_is_random,
+            seed_is_random: self.seed_is_random,
             filters: self.filters,
         })
     }

@@ -62,16 +62,11 @@ pub fn decode(blob: &[u8]) -> Result<ValkeyBloom, LoadError> {
     let expansion = f.take::<4>().map(u32::from_le_bytes)?;
     let error = f.take::<8>().map(f64::from_le_bytes)?;
     let tightening = f.take::<8>().map(f64::from_le_bytes)?;
-    let seed_is_random = match f.take::<1>()?[0] {
-        0 => false,
-        1 => true,
-        _ => return Err(DecodeError::Seed.into()),
-    };
     let mut b = ValkeyBuilder::new(ValkeyHeader {
         expansion: u64::from(expansion),
         error,
         tightening,
-        seed_is_random,
+        seed_flag: u64::from(f.take::<1>()?[0]),
     })?;
     let count = f.u64()?;
     for _ in 0..count {

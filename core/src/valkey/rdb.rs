@@ -48,16 +48,11 @@ pub fn decode(r: &mut impl FieldReader, encver: i32) -> Result<ValkeyBloom, Deco
     let expansion = r.unsigned()?;
     let error = r.double()?;
     let tightening = r.double()?;
-    let seed_is_random = match r.unsigned()? {
-        0 => false,
-        1 => true,
-        _ => return Err(DecodeError::Seed),
-    };
     let mut b = ValkeyBuilder::new(ValkeyHeader {
         expansion,
         error,
         tightening,
-        seed_is_random,
+        seed_flag: r.unsigned()?,
     })?;
     if count == 0 {
         return Err(DecodeError::FilterCount);

@@ -57,16 +57,11 @@ pub(crate) fn from_header(
     }
     let error = f.f64();
     let tightening = f.f64();
-    let seed_is_random = match f.u8() {
-        0 => false,
-        1 => true,
-        _ => return Err(DecodeError::Seed.into()),
-    };
     let mut b = ValkeyBuilder::new(ValkeyHeader {
         expansion: u64::from(expansion),
         error,
         tightening,
-        seed_is_random,
+        seed_flag: u64::from(f.u8()),
     })?;
     let mut filters = Vec::with_capacity(count as usize);
     let mut needed = 0u64;

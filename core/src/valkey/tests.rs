@@ -364,7 +364,9 @@ fn growth_keeps_the_rate_after_doubling_a_loaded_key() {
 fn batches_answer_and_add_as_single_items_do() {
     let saved = blobs("aof-rewrite-9.1.2/appendonly.aof.1.base.aof");
     let v = load::decode(&saved["bf:scaling"]).unwrap();
-    let items: Vec<Vec<u8>> = (0..3_000).map(|i| format!("batch:{i}").into_bytes()).collect();
+    let items: Vec<Vec<u8>> = (0..3_000)
+        .map(|i| format!("batch:{i}").into_bytes())
+        .collect();
     let mut batch = Vec::new();
     v.contains_many(items.iter().map(Vec::as_slice), |p| batch.push(p));
     let single: Vec<bool> = items.iter().map(|i| v.contains(i)).collect();
