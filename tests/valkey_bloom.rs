@@ -308,22 +308,24 @@ fn start_on_aof(binary: &str, folder: &str) -> Server {
     .unwrap_or_else(|log| panic!("{folder} refused:\n{log}"))
 }
 
-/// Both AOF forms replay on Valkey 9.1 to valkey-bloom's keys, byte for byte: its rewrite
-/// (`BF.LOAD key blob`) and its command stream, whose `BF.INSERT … TIGHTENING t SEED s` (each
-/// key's creation) valkey-bloom itself refuses on replay.
+/// Both AOF forms replay on Valkey 9.1 and 8.1 to valkey-bloom's keys, byte for byte: its
+/// rewrite (`BF.LOAD key blob`) and its command stream, whose `BF.INSERT … TIGHTENING t SEED s`
+/// (each key's creation) valkey-bloom itself refuses on replay.
 #[test]
 fn both_aof_forms_replay_to_valkey_bloom_s_keys() {
     let keys = recorded();
-    for folder in [
-        "aof-rewrite-8.1.1",
-        "aof-rewrite-9.1.2",
-        "aof-incremental-8.1.1",
-    ] {
-        let s = start_on_aof(&valkey("9.1"), folder);
-        let mut c = s.conn();
-        let when = format!("Valkey 9.1 replaying {folder}");
-        answers_as_recorded(&mut c, &keys, &when);
-        dumps_as_recorded(&mut c, &keys, true, &when);
+    for version in ["9.1", "8.1"] {
+        for folder in [
+            "aof-rewrite-8.1.1",
+            "aof-rewrite-9.1.2",
+            "aof-incremental-8.1.1",
+        ] {
+            let s = start_on_aof(&valkey(version), folder);
+            let mut c = s.conn();
+            let when = format!("Valkey {version} replaying {folder}");
+            answers_as_recorded(&mut c, &keys, &when);
+            dumps_as_recorded(&mut c, &keys, version == "9.1", &when);
+        }
     }
 }
 
