@@ -315,7 +315,7 @@ impl ValkeyBloom {
     }
 
     /// Checks items in order, passing each answer on; each item is hashed and its bytes
-    /// requested [`AHEAD`] items before its check.
+    /// requested 16 items before its check.
     pub fn contains_many<'a>(
         &self,
         items: impl Iterator<Item = &'a [u8]>,
@@ -377,7 +377,7 @@ impl ValkeyBloom {
     }
 
     /// Adds items in order, passing each outcome to `outcome`, which returns whether to go on;
-    /// each item is hashed and its bytes requested [`AHEAD`] items before its add.
+    /// each item is hashed and its bytes requested 16 items before its add.
     pub fn add_many<'a>(
         &mut self,
         items: impl Iterator<Item = &'a [u8]>,
