@@ -24,12 +24,13 @@ const READERS: [&str; 6] = [
     "bf.scandump",
     "bf.debug",
 ];
-const WRITERS: [&str; 5] = [
+const WRITERS: [&str; 6] = [
     "bf.reserve",
     "bf.add",
     "bf.madd",
     "bf.insert",
     "bf.loadchunk",
+    "bf.load",
 ];
 
 fn user_conn(server: &Server, user: &str) -> redis::Connection {
@@ -65,6 +66,14 @@ fn calls(key: &str, header: &[u8]) -> Vec<(&'static str, Vec<Vec<u8>>)> {
                 [&k[..], b":copy"].concat(),
                 v("1"),
                 header.to_vec(),
+            ],
+        ),
+        (
+            "bf.load",
+            vec![
+                v("BF.LOAD"),
+                [&k[..], b":loaded"].concat(),
+                valkey_bloom_blob("bf:empty"),
             ],
         ),
         ("bf.exists", vec![v("BF.EXISTS"), k.clone(), v("x")]),
@@ -284,12 +293,13 @@ fn a_read_only_user_reads_filters_but_cannot_write_them() {
 }
 
 /// Each command's arity and key-spec flags, as COMMAND INFO shows them.
-const KEY_SPECS: [(&str, i64, &[&str]); 11] = [
+const KEY_SPECS: [(&str, i64, &[&str]); 12] = [
     ("bf.reserve", -4, &["RW", "insert"]),
     ("bf.add", 3, &["RW", "insert"]),
     ("bf.madd", -3, &["RW", "insert"]),
     ("bf.insert", -4, &["RW", "insert"]),
     ("bf.loadchunk", 4, &["RW", "update"]),
+    ("bf.load", 3, &["RW", "insert"]),
     ("bf.exists", 3, &["RO", "access"]),
     ("bf.mexists", -3, &["RO", "access"]),
     ("bf.scandump", 3, &["RO", "access"]),

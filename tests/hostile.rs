@@ -1269,20 +1269,8 @@ fn restore_of_corrupted_dump_payloads_errors_and_never_crashes() {
     restore_corrupted(&mut con, &payload, "MBbloom--");
     // A valkey-bloom filter (its BF.LOAD blob, from valkey-bloom's AOF rewrite), dumped here
     // so that the payload has this server's RDB version.
-    let aof = std::fs::read(concat!(
-        env!("CARGO_MANIFEST_DIR"),
-        "/tests/fixtures/valkey-bloom/aof-rewrite-9.1.2/appendonly.aof.1.base.aof"
-    ))
-    .unwrap();
-    let name = b"$10\r\nbf:scaling\r\n";
-    let at = aof.windows(name.len()).position(|w| w == name).unwrap() + name.len();
-    let end = at + aof[at..].iter().position(|&b| b == b'\r').unwrap();
-    let len: usize = std::str::from_utf8(&aof[at + 1..end])
-        .unwrap()
-        .parse()
-        .unwrap();
-    let blob = &aof[end + 2..end + 2 + len];
-    assert_eq!(run(&mut con, &[&b"BF.LOAD"[..], b"v", blob]), ok());
+    let blob = valkey_bloom_blob("bf:scaling");
+    assert_eq!(run(&mut con, &[&b"BF.LOAD"[..], b"v", &blob]), ok());
     let Reply::Bulk(payload) = run(&mut con, &["DUMP", "v"]) else {
         panic!("DUMP")
     };

@@ -171,21 +171,6 @@ fn dumps_as_recorded(con: &mut redis::Connection, keys: &[Recorded], valkey91: b
     }
 }
 
-/// The `BF.LOAD` blob of `key` in valkey-bloom's AOF rewrite.
-fn aof_blob(key: &str) -> Vec<u8> {
-    let aof = fixture("aof-rewrite-9.1.2/appendonly.aof.1.base.aof");
-    let name = format!("${}\r\n{key}\r\n", key.len());
-    let at = aof
-        .windows(name.len())
-        .position(|w| w == name.as_bytes())
-        .unwrap()
-        + name.len();
-    let rest = &aof[at..];
-    let end = rest.iter().position(|&b| b == b'\r').unwrap();
-    let len: usize = std::str::from_utf8(&rest[1..end]).unwrap().parse().unwrap();
-    rest[end + 2..end + 2 + len].to_vec()
-}
-
 fn valkey(version: &str) -> String {
     servers_path(&format!("valkey-{version}"))
 }
@@ -456,7 +441,7 @@ fn a_loaded_key_replicates_digest_identical() {
     madd(&mut cp, "bf:scaling", &items("more", 2_000));
     madd(&mut cp, "bf:nonscaling", &items("refused", 3));
     assert_eq!(run(&mut cp, &["COPY", "bf:exp4", "bf:copy"]), int(1));
-    let blob = aof_blob("bf:default");
+    let blob = valkey_bloom_blob("bf:default");
     assert_eq!(
         run(&mut cp, &[b"BF.LOAD".as_slice(), b"bf:loaded", &blob]),
         ok()
@@ -588,7 +573,7 @@ fn valkey_bloom_s_own_arguments_and_bf_load_refusals() {
     }
     assert_eq!(run(&mut c, &["EXISTS", "k"]), int(0));
     // BF.LOAD: an existing key, another blob version, a blob that is not a filter.
-    let blob = aof_blob("bf:default");
+    let blob = valkey_bloom_blob("bf:default");
     let load = |c: &mut redis::Connection, key: &str, blob: &[u8]| {
         run(c, &[b"BF.LOAD".as_slice(), key.as_bytes(), blob])
     };

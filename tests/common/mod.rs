@@ -1153,3 +1153,23 @@ pub fn noperm_key() -> Reply {
         _ => "NOPERM No permissions to access a key",
     })
 }
+
+/// The `BF.LOAD` blob of `key` in valkey-bloom's AOF rewrite (`tests/fixtures/valkey-bloom/`):
+/// a valkey-bloom filter as valkey-bloom wrote it.
+pub fn valkey_bloom_blob(key: &str) -> Vec<u8> {
+    let path = concat!(
+        env!("CARGO_MANIFEST_DIR"),
+        "/tests/fixtures/valkey-bloom/aof-rewrite-9.1.2/appendonly.aof.1.base.aof"
+    );
+    let aof = fs::read(path).unwrap_or_else(|e| panic!("{path}: {e}"));
+    let name = format!("${}\r\n{key}\r\n", key.len());
+    let at = aof
+        .windows(name.len())
+        .position(|w| w == name.as_bytes())
+        .unwrap_or_else(|| panic!("no {key} in {path}"))
+        + name.len();
+    let rest = &aof[at..];
+    let end = rest.iter().position(|&b| b == b'\r').unwrap();
+    let len: usize = std::str::from_utf8(&rest[1..end]).unwrap().parse().unwrap();
+    rest[end + 2..end + 2 + len].to_vec()
+}
