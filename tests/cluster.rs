@@ -1161,8 +1161,9 @@ fn moved_to(reply: &Reply) -> Option<u16> {
 /// loaded module has not declared that it handles it: a quarter of the slots, holding filters,
 /// moves while a client writes to them; every acknowledged item is present afterwards, and after
 /// the slots move back with the writer stopped, every moved filter has the digest it had on the
-/// other node. Redis 7.0, 7.4 and 8.0 and Valkey 8.1 have no such command: on them the test
-/// asserts that.
+/// other node. Every other filter is a valkey-bloom one (`bloomfltr`, from valkey-bloom's data),
+/// which keeps its type. Redis 7.0, 7.4 and 8.0 and Valkey 8.1 have no such command: on them
+/// the test asserts that.
 #[test]
 fn atomic_slot_migration_moves_filters_under_writes() {
     let a = Server::cluster_node(&[], NODE_ARGS);
@@ -1215,16 +1216,22 @@ fn atomic_slot_migration_moves_filters_under_writes() {
                 && cluster_info(c, "cluster_known_nodes") == "2"
         })
     });
-    // 256 filters, one per slot from 0 in steps of 64: the first 64 in the slots that move.
+    // 256 filters, one per slot from 0 in steps of 64: the first 64 in the slots that move;
+    // every other one valkey-bloom's.
     let moving = 0..4096usize;
     let keys: Vec<String> = key_per_slot().into_iter().step_by(64).collect();
-    for k in &keys {
+    let blob = valkey_bloom_blob("bf:scaling");
+    for (i, k) in keys.iter().enumerate() {
         let c = if first_owner(key_slot(k)) == 0 {
             &mut ca
         } else {
             &mut cb
         };
-        assert_eq!(run(c, &["BF.RESERVE", k, "0.001", "2000"]), ok());
+        if i % 2 == 0 {
+            assert_eq!(run(c, &["BF.RESERVE", k, "0.001", "2000"]), ok());
+        } else {
+            assert_eq!(run(c, &[b"BF.LOAD".as_slice(), k.as_bytes(), &blob]), ok());
+        }
     }
 
     // A writer adding to every filter in turn, following MOVED to the new owner.
@@ -1343,6 +1350,9 @@ fn atomic_slot_migration_moves_filters_under_writes() {
     });
     let on_a: Vec<Reply> = moved.iter().map(|k| digest(&mut ca, k)).collect();
     assert_eq!(on_a, on_b, "digests after moving back");
+    let types: Vec<Reply> = moved.iter().map(|k| run(&mut ca, &["TYPE", k])).collect();
+    let valkey = types.iter().filter(|t| **t == status("bloomfltr")).count();
+    assert_eq!(valkey, moved.len() / 2, "{types:?}");
     // The source drops the keys of the slots it gave away once the migration is done, in the
     // background.
     let own = keys.iter().filter(|k| key_slot(k) >= 12288).count() as i64;
