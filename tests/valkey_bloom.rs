@@ -1,9 +1,9 @@
 //! valkey-bloom users switch without losing a filter: every RDB, DUMP payload and AOF that
 //! valkey-bloom wrote (`tests/fixtures/valkey-bloom/`, with the answers it gave) loads into
 //! rsbloom, answers as valkey-bloom did, saves back byte for byte while untouched, grows as
-//! valkey-bloom would, and replicates. The RDB and DUMP tests run on Valkey 9.1 and 8.1 (the
-//! servers valkey-bloom runs on) whatever `$RSBLOOM_TEST_SERVER` names; the AOF's `BF.LOAD` form
-//! is replayed on the tests' own server too.
+//! valkey-bloom would, and replicates. Most tests run on Valkey 9.1 and 8.1 (the servers
+//! valkey-bloom runs on) whatever `$RSBLOOM_TEST_SERVER` names; one loads what each other server
+//! can read on the tests' own server.
 
 mod common;
 
@@ -147,19 +147,48 @@ fn answers_as_recorded(con: &mut redis::Connection, keys: &[Recorded], when: &st
     }
 }
 
-/// Asserts that DUMP of every key is the payload valkey-bloom's server gave (`valkey91` picks
-/// Valkey 9.1.2's, RDB 80, over 8.1.1's, RDB 11), and that the value in it (the payload but
-/// its type byte, RDB version and checksum) is byte for byte the one in that server's RDB
-/// file (the only record of bf:big's bytes).
-fn dumps_as_recorded(con: &mut redis::Connection, keys: &[Recorded], valkey91: bool, when: &str) {
-    let rdb = fixture(if valkey91 {
-        "valkey-9.1.2-dump.rdb"
-    } else {
+/// Which recorded DUMP payloads a server's must equal: Valkey 9.1.2's (RDB 80), 8.1.1's (RDB
+/// 11), or, on another server (another RDB version in its trailer), none.
+#[derive(Clone, Copy, PartialEq)]
+enum Payloads {
+    Valkey91,
+    Valkey81,
+    Other,
+}
+
+impl Payloads {
+    fn of(version: &str) -> Self {
+        if version == "9.1" {
+            Payloads::Valkey91
+        } else {
+            Payloads::Valkey81
+        }
+    }
+}
+
+/// Asserts that DUMP of every key is the payload valkey-bloom's server gave (see
+/// [`Payloads`]), and that the value in it (the payload but its type byte, RDB version and
+/// checksum) is byte for byte the one in valkey-bloom's RDB file (the only record of bf:big's
+/// bytes; both servers' files hold the same values).
+fn dumps_as_recorded(
+    con: &mut redis::Connection,
+    keys: &[Recorded],
+    payloads: Payloads,
+    when: &str,
+) {
+    let rdb = fixture(if payloads == Payloads::Valkey81 {
         "valkey-8.1.1-dump.rdb"
+    } else {
+        "valkey-9.1.2-dump.rdb"
     });
     for k in keys {
         let payload = dump(con, &k.name);
-        if let Some(want) = if valkey91 { &k.dump_91 } else { &k.dump_81 } {
+        let recorded = match payloads {
+            Payloads::Valkey91 => &k.dump_91,
+            Payloads::Valkey81 => &k.dump_81,
+            Payloads::Other => &None,
+        };
+        if let Some(want) = recorded {
             assert_eq!(&payload, want, "{when}: DUMP {}", k.name);
         }
         let value = &payload[1..payload.len() - 10];
@@ -192,14 +221,14 @@ fn every_rdb_loads_answers_and_saves_as_valkey_bloom_wrote_it() {
         let mut c = s.conn();
         assert_eq!(run(&mut c, &["DBSIZE"]), int(13), "{when}");
         answers_as_recorded(&mut c, &keys, &when);
-        dumps_as_recorded(&mut c, &keys, version == "9.1", &when);
+        dumps_as_recorded(&mut c, &keys, Payloads::of(version), &when);
         // Saved by rsbloom and loaded again: still valkey-bloom's bytes.
         s.restart();
         let mut c = s.conn();
         dumps_as_recorded(
             &mut c,
             &keys,
-            version == "9.1",
+            Payloads::of(version),
             &format!("{when}, after a restart"),
         );
     }
@@ -238,7 +267,7 @@ fn every_dump_payload_restores_on_both_servers() {
         }
         let when = format!("Valkey {version} after RESTORE of Valkey 8.1.1's DUMP payloads");
         answers_as_recorded(&mut c, &keys, &when);
-        dumps_as_recorded(&mut c, &keys, version == "9.1", &when);
+        dumps_as_recorded(&mut c, &keys, Payloads::of(version), &when);
     }
     // The raw payloads saved beside (three keys, from each server).
     let s = Server::start_with_files(&valkey("9.1"), &[], &[]).unwrap();
@@ -309,31 +338,79 @@ fn both_aof_forms_replay_to_valkey_bloom_s_keys() {
             let mut c = s.conn();
             let when = format!("Valkey {version} replaying {folder}");
             answers_as_recorded(&mut c, &keys, &when);
-            dumps_as_recorded(&mut c, &keys, version == "9.1", &when);
+            dumps_as_recorded(&mut c, &keys, Payloads::of(version), &when);
         }
     }
 }
 
-/// The `BF.LOAD` form replays on the tests' own server too (Redis 7.0 to Valkey 9.1): the same
-/// answers, and DUMP payloads whose bodies (all but the RDB version and checksum) are
-/// valkey-bloom's.
+/// On the tests' own server (Redis 7.0 in the main run; Redis 7.4, 8.0, Valkey 8.1 and 9.1 in
+/// the matrix): the `BF.LOAD` form replays everywhere, and Valkey 8.1's RDB (version 11) and
+/// DUMP payloads load wherever the server reads that RDB version (every one but Redis 7.0,
+/// which refuses them before any module sees them). Each gives the recorded answers and
+/// values byte for byte valkey-bloom's.
 #[test]
-fn the_aof_rewrite_replays_on_every_server() {
+fn valkey_bloom_data_on_the_tests_own_server() {
     let keys = recorded();
-    let s = start_on_aof(&server_binary(), "aof-rewrite-9.1.2");
+    let binary = server_binary();
+    let s = start_on_aof(&binary, "aof-rewrite-9.1.2");
     let mut c = s.conn();
     answers_as_recorded(&mut c, &keys, "the tests' server replaying BF.LOAD");
-    for k in &keys {
-        let ours = dump(&mut c, &k.name);
-        let body = |p: &[u8]| p[..p.len() - 10].to_vec();
-        let rdb = fixture("valkey-9.1.2-dump.rdb");
-        let value = &body(&ours)[1..];
-        assert!(
-            rdb.windows(value.len()).any(|w| w == value),
-            "DUMP {} body",
-            k.name
-        );
+    dumps_as_recorded(
+        &mut c,
+        &keys,
+        Payloads::Other,
+        "the tests' server replaying BF.LOAD",
+    );
+
+    let rdb = [("dump.rdb", fixture("valkey-8.1.1-dump.rdb"))];
+    let from_rdb = Server::start_with_files(&binary, &rdb, &[]);
+    let s = Server::start_with_files(&binary, &[], &[]).unwrap();
+    let mut c = s.conn();
+    let restored: Vec<Reply> = keys
+        .iter()
+        .filter_map(|k| {
+            Some(run(
+                &mut c,
+                &[
+                    b"RESTORE".as_slice(),
+                    k.name.as_bytes(),
+                    b"0",
+                    k.dump_81.as_ref()?,
+                ],
+            ))
+        })
+        .collect();
+    if flavor() == Flavor::Redis70 {
+        match from_rdb {
+            Ok(_) => panic!("Redis 7.0 loaded RDB 11"),
+            Err(log) => assert!(log.contains("Can't handle RDB format version 11"), "{log}"),
+        }
+        for r in restored {
+            assert_eq!(r, err("ERR DUMP payload version or checksum are wrong"));
+        }
+        return;
     }
+    let from_rdb = from_rdb.unwrap_or_else(|log| panic!("Valkey 8.1's RDB refused:\n{log}"));
+    answers_as_recorded(
+        &mut from_rdb.conn(),
+        &keys,
+        "the tests' server on Valkey 8.1's RDB",
+    );
+    dumps_as_recorded(
+        &mut from_rdb.conn(),
+        &keys,
+        Payloads::Other,
+        "the tests' server on Valkey 8.1's RDB",
+    );
+    assert!(restored.iter().all(|r| *r == ok()), "{restored:?}");
+    let keys: Vec<Recorded> = keys.into_iter().filter(|k| k.dump_81.is_some()).collect();
+    answers_as_recorded(&mut c, &keys, "the tests' server after RESTORE");
+    dumps_as_recorded(
+        &mut c,
+        &keys,
+        Payloads::Other,
+        "the tests' server after RESTORE",
+    );
 }
 
 #[test]
@@ -556,7 +633,12 @@ fn copy_scandump_and_the_aof_rewrite_keep_valkey_bloom_s_keys() {
     let s = Server::start_with_files(&valkey("9.1"), &files, &["--appendonly", "yes"]).unwrap();
     let mut c = s.conn();
     answers_as_recorded(&mut c, &keys, "after replaying rsbloom's AOF rewrite");
-    dumps_as_recorded(&mut c, &keys, true, "after replaying rsbloom's AOF rewrite");
+    dumps_as_recorded(
+        &mut c,
+        &keys,
+        Payloads::Valkey91,
+        "after replaying rsbloom's AOF rewrite",
+    );
 }
 
 #[test]

@@ -63,7 +63,7 @@ impl ValkeyBuilder {
 
     /// Adds a sub-filter: its saved bit array (header and bits), capacity and items.
     pub fn push(&mut self, raw: Vec<u8>, capacity: u64, items: u64) -> Result<(), DecodeError> {
-        let hashes = check_bitmap_header(&raw, self.seed_is_random)?;
+        check_bitmap_header(&raw, self.seed_is_random)?;
         if capacity == 0 || capacity > i64::MAX as u64 {
             return Err(DecodeError::Capacity);
         }
@@ -72,8 +72,7 @@ impl ValkeyBuilder {
         }
         self.check_room(raw.len() as u64)?;
         self.bytes += raw.len() as u64;
-        self.filters
-            .push(SubFilter::from_raw(raw, hashes, capacity, items));
+        self.filters.push(SubFilter::from_raw(raw, capacity, items));
         Ok(())
     }
 
@@ -100,12 +99,12 @@ impl ValkeyBuilder {
     }
 }
 
-/// Checks a saved bit array's header against its length and returns `k`: version 1, a length
+/// Checks a saved bit array's header against its length: version 1, a length
 /// of at least one byte that is the rest of the array, at most [`MAX_LINK_BITS`] bits, `k` from
 /// 1 to [`MAX_HASHES`] (the most valkey-bloom makes is 1,026: capacity 1 at the smallest
 /// positive rate), and, for a filter whose seed is not random, valkey-bloom's fixed seed (it
 /// refuses any other).
-pub fn check_bitmap_header(raw: &[u8], seed_is_random: bool) -> Result<u32, DecodeError> {
+pub fn check_bitmap_header(raw: &[u8], seed_is_random: bool) -> Result<(), DecodeError> {
     if raw.len() < BITMAP_HEADER || raw[0] != BITMAP_VERSION {
         return Err(DecodeError::BitmapHeader);
     }
@@ -121,7 +120,7 @@ pub fn check_bitmap_header(raw: &[u8], seed_is_random: bool) -> Result<u32, Deco
     if !seed_is_random && *seed != FIXED_SEED {
         return Err(DecodeError::Seed);
     }
-    Ok(hashes)
+    Ok(())
 }
 
 /// The sum of `counts`, when it fits an i64 (valkey-bloom's counts).

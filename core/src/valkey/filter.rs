@@ -83,12 +83,22 @@ impl SipPair {
     }
 }
 
+/// A saved bit array of `bytes` zero bytes: its header (version, length, `k`, seed), then the
+/// bits.
+pub(crate) fn empty_bitmap(bytes: u64, hashes: u32, seed: &[u8; SEED_BYTES]) -> Vec<u8> {
+    let mut raw = vec![0u8; BITMAP_HEADER + bytes as usize];
+    raw[0] = BITMAP_VERSION;
+    raw[1..9].copy_from_slice(&bytes.to_le_bytes());
+    raw[9..13].copy_from_slice(&hashes.to_le_bytes());
+    raw[13..BITMAP_HEADER].copy_from_slice(seed);
+    raw
+}
+
 /// One sub-filter: valkey-bloom's bit array (header included, as it is saved), its capacity
 /// and its items.
 #[derive(Debug, Clone, PartialEq)]
 pub struct SubFilter {
     raw: Vec<u8>,
-    hashes: u32,
     /// Items this sub-filter was sized for.
     pub capacity: u64,
     /// Items added to it (adds of items that no sub-filter held).
@@ -97,23 +107,12 @@ pub struct SubFilter {
 
 impl SubFilter {
     /// A sub-filter from a bit array whose header was checked ([`crate::valkey::builder`]).
-    pub(crate) fn from_raw(raw: Vec<u8>, hashes: u32, capacity: u64, items: u64) -> Self {
+    pub(crate) fn from_raw(raw: Vec<u8>, capacity: u64, items: u64) -> Self {
         SubFilter {
             raw,
-            hashes,
             capacity,
             items,
         }
-    }
-
-    /// An empty sub-filter of `bytes` bytes, `hashes` hash functions and `seed`.
-    pub(crate) fn empty(bytes: u64, hashes: u32, seed: &[u8; SEED_BYTES], capacity: u64) -> Self {
-        let mut raw = vec![0u8; BITMAP_HEADER + bytes as usize];
-        raw[0] = BITMAP_VERSION;
-        raw[1..9].copy_from_slice(&bytes.to_le_bytes());
-        raw[9..13].copy_from_slice(&hashes.to_le_bytes());
-        raw[13..BITMAP_HEADER].copy_from_slice(seed);
-        SubFilter::from_raw(raw, hashes, capacity, 0)
     }
 
     /// The bit array as valkey-bloom saves it: header, then bits.
@@ -136,9 +135,9 @@ impl SubFilter {
         self.raw[13..BITMAP_HEADER].try_into().expect("32 bytes")
     }
 
-    /// Hash functions (`k`).
+    /// Hash functions (`k`), as its header says.
     pub fn hashes(&self) -> u32 {
-        self.hashes
+        u32::from_le_bytes(self.raw[9..13].try_into().expect("4 bytes"))
     }
 
     /// Bits in the array.
@@ -154,14 +153,14 @@ impl SubFilter {
 
     /// Whether every probe of `pair` is set.
     pub fn contains(&self, pair: &SipPair) -> bool {
-        (0..self.hashes).all(|i| {
+        (0..self.hashes()).all(|i| {
             let (byte, mask) = self.position(pair, i);
             self.raw[byte] & mask != 0
         })
     }
 
     fn insert(&mut self, pair: &SipPair) {
-        for i in 0..self.hashes {
+        for i in 0..self.hashes() {
             let (byte, mask) = self.position(pair, i);
             self.raw[byte] |= mask;
         }
@@ -229,16 +228,6 @@ impl ValkeyBloom {
         self.expansion
     }
 
-    /// The filter's rate (its first sub-filter's).
-    pub fn error(&self) -> f64 {
-        self.error
-    }
-
-    /// The tightening ratio of each new sub-filter's rate.
-    pub fn tightening(&self) -> f64 {
-        self.tightening
-    }
-
     /// Whether the seed was drawn at random (else it is [`FIXED_SEED`]).
     pub fn seed_is_random(&self) -> bool {
         self.seed_is_random
@@ -289,7 +278,7 @@ impl ValkeyBloom {
         let seed = self.filters[0].seed();
         let pair = SipPair::new(item, seed);
         for f in self.filters.iter().filter(|f| f.seed() == seed) {
-            for i in 0..f.hashes {
+            for i in 0..f.hashes() {
                 hints::prefetch_byte(&f.raw[f.position(&pair, i).0]);
             }
         }
@@ -428,10 +417,6 @@ fn sub_filter(
             limit: max_bytes,
         });
     }
-    Ok(SubFilter::empty(
-        bytes,
-        hash_count(bytes, capacity),
-        seed,
-        capacity,
-    ))
+    let raw = empty_bitmap(bytes, hash_count(bytes, capacity), seed);
+    Ok(SubFilter::from_raw(raw, capacity, 0))
 }

@@ -12,7 +12,7 @@
 use crate::codec::DecodeError;
 use crate::scandump::{check_limit, DumpError, Fields, COMMON_HEADER, OPT_RSBLOOM};
 use crate::valkey::builder::{ValkeyBuilder, ValkeyHeader};
-use crate::valkey::filter::{ValkeyBloom, BITMAP_HEADER, BITMAP_VERSION, SEED_BYTES};
+use crate::valkey::filter::{empty_bitmap, ValkeyBloom, SEED_BYTES};
 
 /// The valkey dialect's option bit.
 pub const OPT_VALKEY: u32 = 0x1000;
@@ -77,11 +77,7 @@ pub(crate) fn from_header(
     check_limit(needed, max_bytes)?;
     for (seed, hashes, bytes, capacity, items) in filters {
         b.check_room(bytes)?;
-        let mut raw = vec![0u8; BITMAP_HEADER + bytes as usize];
-        raw[0] = BITMAP_VERSION;
-        raw[1..9].copy_from_slice(&bytes.to_le_bytes());
-        raw[9..13].copy_from_slice(&hashes.to_le_bytes());
-        raw[13..BITMAP_HEADER].copy_from_slice(&seed);
+        let raw = empty_bitmap(bytes, hashes, &seed);
         b.push(raw, capacity, items)?;
     }
     let v = b.build()?;
