@@ -17,7 +17,8 @@
 //! `cargo run --release -p rsbloom-core --example rotating_design` prints the table the docs
 //! quote.
 
-use std::sync::OnceLock;
+use std::collections::BTreeMap;
+use std::sync::{Mutex, OnceLock, PoisonError};
 
 use crate::window::sliding::HEADROOM;
 
@@ -40,26 +41,42 @@ pub const MAX_HASHES: u32 = 64;
 const MAX_THROWS: usize = 6 * BLOCK_BITS as usize;
 
 /// `rates[i]`: the probability that a never-added item's `k` probes all find set bits in a
-/// block holding `i` items, for `i` up to `MAX_THROWS / k`. Computed once per `k`, on first
-/// use (about 1.5 million multiply-adds), and shared by every filter.
+/// block holding `i` items, for `i` up to `MAX_THROWS / k`. Every `k`'s table comes from one
+/// run of the occupancy recurrence (the set bits' distribution after each throw does not
+/// depend on `k`, only where it is sampled does): about 9 million multiply-adds, 10 ms, once
+/// per process ([`prepare`] runs it at module load, so no command pays for it). Computing
+/// each `k`'s table on its first use ran the recurrence once per `k`, 1.5 ms each, inside
+/// the command that first needed it.
 pub fn block_rates(hashes: u32) -> &'static [f64] {
-    static TABLES: [OnceLock<Box<[f64]>>; MAX_HASHES as usize + 1] =
-        [const { OnceLock::new() }; MAX_HASHES as usize + 1];
-    let k = hashes.clamp(1, MAX_HASHES);
-    TABLES[k as usize].get_or_init(|| occupancy_rates(k))
+    &all_block_rates()[hashes.clamp(1, MAX_HASHES) as usize]
 }
 
-fn occupancy_rates(k: u32) -> Box<[f64]> {
+/// Computes the rate tables now, so that no later command pays for them.
+pub fn prepare() {
+    all_block_rates();
+}
+
+fn all_block_rates() -> &'static [Box<[f64]>] {
+    static TABLES: OnceLock<Box<[Box<[f64]>]>> = OnceLock::new();
+    TABLES.get_or_init(occupancy_rates)
+}
+
+/// The table of every `k` from 0 (empty, unused) to [`MAX_HASHES`].
+fn occupancy_rates() -> Box<[Box<[f64]>]> {
     let bins = BLOCK_BITS as usize;
-    let k = k as usize;
-    // The chance that k probes all hit set bits when `x` bits are set.
-    let hit: Vec<f64> = (0..=bins)
-        .map(|x| (x as f64 / bins as f64).powi(k as i32))
+    let ks = MAX_HASHES as usize;
+    // hit[k][x]: the chance that k probes all hit set bits when `x` bits are set.
+    let hit: Vec<Vec<f64>> = (0..=ks)
+        .map(|k| {
+            (0..=bins)
+                .map(|x| (x as f64 / bins as f64).powi(k as i32))
+                .collect()
+        })
         .collect();
+    let mut tables: Vec<Vec<f64>> = (0..=ks).map(|_| vec![0.0]).collect();
     // dist[x]: the chance that x bits are set after the throws so far.
     let mut dist = vec![0f64; bins + 1];
     dist[0] = 1.0;
-    let mut rates = vec![0.0];
     for throws in 1..=MAX_THROWS {
         for x in (1..=throws.min(bins)).rev() {
             let stay = x as f64 / bins as f64;
@@ -67,49 +84,134 @@ fn occupancy_rates(k: u32) -> Box<[f64]> {
             dist[x] = dist[x] * stay + dist[x - 1] * new;
         }
         dist[0] = 0.0;
-        if throws % k == 0 {
-            rates.push(dist.iter().zip(&hit).map(|(p, h)| p * h).sum());
+        for k in (1..=ks).filter(|k| throws % k == 0) {
+            tables[k].push(dist.iter().zip(&hit[k]).map(|(p, h)| p * h).sum());
         }
     }
-    rates.into()
+    tables.into_iter().map(Vec::into_boxed_slice).collect()
 }
+
+/// Poisson weights smaller than this share of the sum so far end the walk away from the mode:
+/// far below a double's precision, so the sum is the full sum's to the last bits.
+const NEGLIGIBLE: f64 = 1e-22;
 
 /// The false-positive rate of a blocked array with `k` bits per item at `per_block` items per
 /// block on average (a Poisson law of blocks' loads); blocks past the table count as all set.
 pub fn array_rate(hashes: u32, per_block: f64) -> f64 {
-    let rates = block_rates(hashes);
-    if per_block <= 0.0 {
-        return 0.0;
-    }
-    let ln_mean = per_block.ln();
-    let mut ln_factorial = 0f64;
-    let (mut rate, mut mass) = (0f64, 0f64);
-    for (i, &r) in rates.iter().enumerate() {
-        if i > 0 {
-            ln_factorial += (i as f64).ln();
-        }
-        let p = (i as f64 * ln_mean - per_block - ln_factorial).exp();
-        rate += p * r;
-        mass += p;
-    }
-    (rate + (1.0 - mass).max(0.0)).min(1.0)
+    rate_and_slope(hashes, per_block).0
 }
 
-/// The most items per block an array of `k` bits per item takes at a rate of at most `rate`.
+/// [`array_rate`] and its derivative in `per_block`. The Poisson weights are walked out from
+/// the mode, each from its neighbour (one multiply, where an `exp` per term over the whole
+/// table made the design search 30 ms), until they are [`NEGLIGIBLE`]. The derivative of
+/// `Σ p_i(λ)·c_i` is `Σ p_i·(c_{i+1} − c_i)`.
+fn rate_and_slope(hashes: u32, per_block: f64) -> (f64, f64) {
+    let rates = block_rates(hashes);
+    let lambda = per_block;
+    if lambda <= 0.0 {
+        return (0.0, rates.get(1).copied().unwrap_or(1.0));
+    }
+    let factorials = ln_factorials();
+    let mode = lambda.floor() as usize;
+    if mode >= factorials.len() {
+        // Hundreds of standard deviations past every table: every block is full.
+        return (1.0, 0.0);
+    }
+    let c = |i: usize| rates.get(i).copied().unwrap_or(1.0);
+    let at_mode = (mode as f64 * lambda.ln() - lambda - factorials[mode]).exp();
+    let (mut rate, mut slope, mut mass) = (0f64, 0f64, 0f64);
+    // Upwards from the mode (`up`), then downwards from below it.
+    for up in [true, false] {
+        let (mut i, mut p) = (mode, at_mode);
+        loop {
+            if !up {
+                if i == 0 {
+                    break;
+                }
+                p *= i as f64 / lambda;
+                i -= 1;
+            }
+            if p < NEGLIGIBLE * mass || p < f64::MIN_POSITIVE {
+                break;
+            }
+            rate += p * c(i);
+            slope += p * (c(i + 1) - c(i));
+            mass += p;
+            if up {
+                i += 1;
+                p *= lambda / i as f64;
+            }
+        }
+    }
+    (rate.min(1.0), slope)
+}
+
+/// `ln(i!)` for every `i` up to twice the most items per block a table covers.
+fn ln_factorials() -> &'static [f64] {
+    static TABLE: OnceLock<Box<[f64]>> = OnceLock::new();
+    TABLE.get_or_init(|| {
+        let mut sum = 0f64;
+        (0..=2 * MAX_THROWS)
+            .map(|i| {
+                if i > 0 {
+                    sum += (i as f64).ln();
+                }
+                sum
+            })
+            .collect()
+    })
+}
+
+/// The most items per block an array of `k` bits per item takes at a rate of at most `rate`:
+/// the root of `array_rate = rate`, by Newton's method on the logarithm of the rate (a
+/// handful of steps, where a bisection took 60), kept inside a bracket that every step
+/// narrows.
 pub fn max_per_block(hashes: u32, rate: f64) -> f64 {
     let (mut low, mut high) = (0f64, MAX_THROWS as f64 / f64::from(hashes.max(1)));
     if array_rate(hashes, high) <= rate {
         return high;
     }
-    for _ in 0..60 {
-        let mid = 0.5 * (low + high);
-        if array_rate(hashes, mid) <= rate {
-            low = mid;
+    // The textbook estimate, (1 − e^(−kλ/512))^k = rate, as the first guess.
+    let k = f64::from(hashes.max(1));
+    let guess = -(BLOCK_BITS as f64) / k * (1.0 - rate.powf(1.0 / k)).ln();
+    let mut x = if guess > 0.0 && guess < high {
+        guess
+    } else {
+        high / 2.0
+    };
+    for _ in 0..100 {
+        let (f, slope) = rate_and_slope(hashes, x);
+        if f <= rate {
+            low = x;
         } else {
-            high = mid;
+            high = x;
         }
+        if high - low <= 1e-14 * high {
+            break;
+        }
+        let step = if f > 0.0 && slope > 0.0 {
+            (f.ln() - rate.ln()) * f / slope
+        } else {
+            f64::NAN
+        };
+        let next = x - step;
+        x = if next > low && next < high {
+            // Converged: the step is below the precision of the rate.
+            if step.abs() <= 1e-15 * x {
+                break;
+            }
+            next
+        } else {
+            0.5 * (low + high)
+        };
     }
-    low
+    // The steps may have come from above: walk down from `high` until the rate holds.
+    let (mut x, mut delta) = (high, 1e-15 * high);
+    while x > low && array_rate(hashes, x) > rate {
+        x -= delta;
+        delta *= 2.0;
+    }
+    x.max(low)
 }
 
 /// One blocked array's shape for a rate: `k` and the items per block.
@@ -131,13 +233,40 @@ impl ArrayDesign {
         let bits = (1.0 / rate).log2();
         let low = ((bits * 0.6).floor() as u32).clamp(1, MAX_HASHES);
         let high = ((bits * 1.6).ceil() as u32 + 2).clamp(1, MAX_HASHES);
-        (low..=high)
-            .map(|hashes| ArrayDesign {
-                hashes,
-                per_block: max_per_block(hashes, rate),
-            })
-            .filter(|d| d.per_block > 0.0 && array_rate(d.hashes, d.per_block) <= rate)
-            .max_by(|a, b| a.per_block.total_cmp(&b.per_block))
+        // Items per block at `k`, 0 when no load reaches the rate.
+        let per_block = |hashes: u32| {
+            let per_block = max_per_block(hashes, rate);
+            let holds = per_block > 0.0 && array_rate(hashes, per_block) <= rate;
+            if holds {
+                per_block
+            } else {
+                0.0
+            }
+        };
+        // Items per block rise with `k` to one peak and fall after it: climb from near the
+        // peak each way until two `k` in a row do worse (4 to 6 tries, where every `k` of the
+        // range was 13 to 50; the same choice at every rate, `tests::climbing_finds_the_best_k`).
+        let start = ((bits * 0.9).round() as u32).clamp(low, high);
+        let mut best = (start, per_block(start));
+        for step in [1i64, -1] {
+            let mut worse = 0;
+            let mut hashes = i64::from(start) + step;
+            while (i64::from(low)..=i64::from(high)).contains(&hashes) && worse < 2 {
+                let value = per_block(hashes as u32);
+                // On a tie, the larger k (as a scan in rising k keeps the last best).
+                if value > best.1 || (value == best.1 && hashes as u32 > best.0) {
+                    best = (hashes as u32, value);
+                    worse = 0;
+                } else {
+                    worse += 1;
+                }
+                hashes += step;
+            }
+        }
+        (best.1 > 0.0).then_some(ArrayDesign {
+            hashes: best.0,
+            per_block: best.1,
+        })
     }
 
     /// Blocks for `items` at this design: at least one.
@@ -162,8 +291,27 @@ pub struct Design {
 
 impl Design {
     /// The design with the fewest bits per window item for a requested rate `error`, whose
-    /// worst moment (every generation full) computes at most [`HEADROOM`] × `error`.
+    /// worst moment (every generation full) computes at most [`HEADROOM`] × `error`. A rate
+    /// asked for before is answered from a memo (a server creates its windows at a few rates).
     pub fn for_error(error: f64) -> Option<Design> {
+        /// Rates the memo keeps; past it, it starts again (a client cycling through rates
+        /// costs the search, never memory).
+        const MEMO_RATES: usize = 1024;
+        static MEMO: Mutex<BTreeMap<u64, Option<Design>>> = Mutex::new(BTreeMap::new());
+        let memo = || MEMO.lock().unwrap_or_else(PoisonError::into_inner);
+        if let Some(&design) = memo().get(&error.to_bits()) {
+            return design;
+        }
+        let design = Self::search(error);
+        let mut memo = memo();
+        if memo.len() >= MEMO_RATES {
+            memo.clear();
+        }
+        memo.insert(error.to_bits(), design);
+        design
+    }
+
+    fn search(error: f64) -> Option<Design> {
         (MIN_GENERATIONS..=MAX_GENERATIONS)
             .filter_map(|generations| {
                 let array = ArrayDesign::for_rate(generation_rate(error, generations))?;
@@ -278,6 +426,66 @@ mod tests {
                 d.worst_rate() <= HEADROOM * error * 1.0001,
                 "{error}: {d:?}"
             );
+        }
+    }
+
+    /// The fast search (Newton's steps, weights from the mode, climbing in `k`) picks the
+    /// design the exhaustive bisection picked before it, recorded in
+    /// `tests/fixtures/rotating-designs.tsv`: the same `r`, `k` and blocks, items per block
+    /// within a millionth (the old sum's rounding noise, about 1e-16 of a rate).
+    #[test]
+    fn designs_are_the_ones_picked_before() {
+        let table = include_str!("../../../../tests/fixtures/rotating-designs.tsv");
+        let bits = |field: &str| f64::from_bits(u64::from_str_radix(field, 16).unwrap());
+        let mut rows = 0;
+        for line in table.lines().filter(|l| !l.starts_with('#')) {
+            let f: Vec<&str> = line.split('\t').collect();
+            let error = bits(f[0]);
+            let d = Design::search(error).unwrap();
+            let want = (f[1].parse::<u32>().unwrap(), f[2].parse::<u32>().unwrap());
+            assert_eq!((d.generations, d.array.hashes), want, "{error}");
+            let per_block = bits(f[3]);
+            assert!(
+                (d.array.per_block / per_block - 1.0).abs() < 1e-6,
+                "{error}: {} against {per_block}",
+                d.array.per_block
+            );
+            for (items, blocks) in [(1_000, f[4]), (1_000_000, f[5])] {
+                assert_eq!(d.array.blocks_for(items).to_string(), blocks, "{error}");
+            }
+            rows += 1;
+        }
+        assert_eq!(rows, 179);
+    }
+
+    /// Climbing from near the peak finds the `k` a scan of the whole range finds.
+    #[test]
+    fn climbing_finds_the_best_k() {
+        for i in 0..60 {
+            let rate = 10f64.powf(-0.3 - i as f64 * 0.25);
+            let bits = (1.0 / rate).log2();
+            let low = ((bits * 0.6).floor() as u32).clamp(1, MAX_HASHES);
+            let high = ((bits * 1.6).ceil() as u32 + 2).clamp(1, MAX_HASHES);
+            let scanned = (low..=high)
+                .map(|k| (k, max_per_block(k, rate)))
+                .filter(|&(k, p)| p > 0.0 && array_rate(k, p) <= rate)
+                .max_by(|a, b| a.1.total_cmp(&b.1))
+                .map(|(k, _)| k);
+            assert_eq!(
+                ArrayDesign::for_rate(rate).map(|d| d.hashes),
+                scanned,
+                "{rate}"
+            );
+        }
+    }
+
+    /// The root found is the last load under the rate: a millionth more passes it.
+    #[test]
+    fn max_per_block_is_the_root() {
+        for (k, rate) in [(9, 1e-3), (6, 0.05), (30, 1e-10), (1, 0.5), (64, 1e-15)] {
+            let p = max_per_block(k, rate);
+            assert!(array_rate(k, p) <= rate, "{k} {rate}");
+            assert!(array_rate(k, p * (1.0 + 1e-6)) > rate, "{k} {rate}: {p}");
         }
     }
 
