@@ -39,6 +39,7 @@ static INITIAL_SIZE: AtomicU64 = AtomicU64::new(100);
 static EXPANSION: AtomicU64 = AtomicU64::new(2);
 static MAX_FILTER_BYTES: AtomicU64 = AtomicU64::new(DEFAULT_MAX_FILTER_BYTES);
 static CF_MAX_EXPANSIONS: AtomicU64 = AtomicU64::new(32);
+static AT_TOLERANCE: AtomicU64 = AtomicU64::new(1000);
 static CF_BUCKET_SIZE: AtomicU64 = AtomicU64::new(CuckooSpec::DEFAULT_BUCKET_SIZE as u64);
 static CF_INITIAL_SIZE: AtomicU64 = AtomicU64::new(CuckooSpec::DEFAULT_CAPACITY);
 static CF_MAX_ITERATIONS: AtomicU64 = AtomicU64::new(CuckooSpec::DEFAULT_MAX_ITERATIONS as u64);
@@ -72,6 +73,11 @@ pub fn expansion() -> u32 {
 /// Most bytes of bit storage one filter may take.
 pub fn max_filter_bytes() -> u64 {
     MAX_FILTER_BYTES.load(Relaxed)
+}
+
+/// How far ahead of the server's clock (ms) a client's `AT` may be.
+pub fn at_tolerance() -> u64 {
+    AT_TOLERANCE.load(Relaxed)
 }
 
 /// RedisBloom's CF_MAX_EXPANSIONS: a cuckoo filter with this many sub-filters takes no more
@@ -112,6 +118,7 @@ pub fn default_spec() -> FilterSpec {
         capacity: initial_size(),
         growth: Growth::from_expansion(expansion()),
         window: Window::Unbounded,
+        refresh: true,
     }
 }
 
@@ -271,7 +278,7 @@ impl Numeric {
 }
 
 /// Every numeric setting, as a config and as a load argument.
-static NUMERIC: [Numeric; 4] = [
+static NUMERIC: [Numeric; 5] = [
     Numeric::new(
         c"initial-size",
         "INITIAL_SIZE",
@@ -301,6 +308,14 @@ static NUMERIC: [Numeric; 4] = [
         (1, rsbloom_core::cuckoo::filter::MAX_FILTERS as i64),
         raw::REDISMODULE_CONFIG_DEFAULT,
         &CF_MAX_EXPANSIONS,
+    ),
+    // Milliseconds; up to the latest clock a window takes.
+    Numeric::new(
+        c"at-tolerance",
+        "AT_TOLERANCE",
+        (0, rsbloom_core::window::sliding::MAX_CLOCK as i64),
+        raw::REDISMODULE_CONFIG_DEFAULT,
+        &AT_TOLERANCE,
     ),
 ];
 

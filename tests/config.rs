@@ -135,15 +135,20 @@ fn config_defaults() {
         all_configs(&mut c),
         strings(["0.01", "100", "2", "2147483648"])
     );
-    // CONFIG GET with a pattern lists all five, the cuckoo filters' sub-filter limit too.
+    // CONFIG GET with a pattern lists all six, the cuckoo filters' sub-filter limit and AT's
+    // tolerance too.
     match run(&mut c, &["CONFIG", "GET", "bf.*"]) {
-        Reply::Arr(v) => assert_eq!(v.len(), 10, "{v:?}"),
-        Reply::Map(m) => assert_eq!(m.len(), 5, "{m:?}"),
+        Reply::Arr(v) => assert_eq!(v.len(), 12, "{v:?}"),
+        Reply::Map(m) => assert_eq!(m.len(), 6, "{m:?}"),
         other => panic!("{other:?}"),
     }
     assert_eq!(
         run(&mut c, &["CONFIG", "GET", "bf.cf-max-expansions"]),
         arr(vec![bulk("bf.cf-max-expansions"), bulk("32")])
+    );
+    assert_eq!(
+        run(&mut c, &["CONFIG", "GET", "bf.at-tolerance"]),
+        arr(vec![bulk("bf.at-tolerance"), bulk("1000")])
     );
 }
 

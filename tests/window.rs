@@ -16,6 +16,10 @@ fn now_ms() -> u64 {
         .as_millis() as u64
 }
 
+fn config_set(c: &mut redis::Connection, name: &str, value: &str) -> Reply {
+    run(c, &["CONFIG", "SET", name, value])
+}
+
 fn insert_at(c: &mut redis::Connection, key: &str, at: u64, its: &[String]) -> Reply {
     let at = at.to_string();
     let mut args = vec!["BF.INSERT", key, "NOCREATE", "AT", &at, "ITEMS"];
@@ -292,9 +296,13 @@ fn window_options_and_their_errors() {
     let mut c3 = s.conn_resp3();
     assert_eq!(window_field(&mut c3, "s", "Window"), int(1000));
     match run(&mut c3, &["BF.INFO", "i", "WINDOW"]) {
-        Reply::Map(m) => assert_eq!(m.len(), 7),
+        Reply::Map(m) => assert_eq!(m.len(), 8),
         other => panic!("{other:?}"),
     }
+    assert_eq!(
+        window_field(&mut c, "i", "Adds"),
+        Reply::Status("refresh".into())
+    );
 }
 
 #[test]
@@ -397,15 +405,13 @@ fn a_time_window_follows_the_clock_and_never_runs_backwards() {
     // Half a window later: still all present.
     insert_at(&mut c, "t", t0 + 1000, &late);
     assert_eq!(count(&present(&mut c, "t", &early)), 200);
-    // Past the window and its slack, by an AT ahead of the server's clock (but within a window
-    // of it: the filter's clock now leads the server's, and reads follow it): the early items
-    // are gone, the late ones too, a new one is there.
+    // Past the window and its slack, by an AT ahead of the server's clock (a test's clock:
+    // bf.at-tolerance widened to 10 s; the filter's clock then leads the server's, and reads
+    // follow it): the early items are gone, the late ones too, a new one is there.
     let Reply::Int(slack) = window_field(&mut c, "t", "Slack") else {
         panic!()
     };
-    // The late items leave by t0 + 1,000 + the window + the slack; AT may lead the server's
-    // clock by a window at most, so the server's clock must pass t0 + 2,100 first.
-    std::thread::sleep(std::time::Duration::from_millis(2300));
+    assert_eq!(config_set(&mut c, "bf.at-tolerance", "10000"), ok());
     let later = t0 + 1000 + 2000 + slack as u64 * 1000 + 100;
     assert_eq!(insert_at(&mut c, "t", later, &items("new", 1)), ints(&[1]));
     assert!(count(&present(&mut c, "t", &early)) <= 10);
@@ -555,7 +561,11 @@ fn restarts_keep_the_window_and_forget_on_time() {
         panic!()
     };
     assert!(slack < 15 * 60, "{slack}");
-    insert_at(&mut c, "t", t0 + 25 * 60_000, &items("tick", 1));
+    assert_eq!(config_set(&mut c, "bf.at-tolerance", "3600000"), ok());
+    assert_eq!(
+        insert_at(&mut c, "t", t0 + 25 * 60_000, &items("tick", 1)),
+        ints(&[1])
+    );
     // At most false positives: 1% of 300 is 3; 14 is 6 deviations out.
     assert!(count(&present(&mut c, "t", &old)) <= 14);
     assert_eq!(count(&present(&mut c, "t", &young)), 300);
@@ -852,66 +862,257 @@ fn window_filters_of_the_first_layout_load_answer_and_save_as_they_did() {
 /// An `AT` a window ahead of the server's clock (microseconds given for milliseconds), or a
 /// window before the filter's clock, is refused by name before anything changes; so the
 /// window keeps forgetting. A replayed write (the primary's AT) is taken as it is.
+/// A client's AT more than bf.at-tolerance (1 s) ahead of the server's clock, or more than a
+/// window before it (or before the filter's clock), is refused and changes nothing, on a
+/// creating BF.INSERT as on an existing filter: microseconds or seconds for milliseconds, AT 0,
+/// and a clock three days fast on a week's window (which would make items of five days ago
+/// read 0). A wider bf.at-tolerance takes more.
 #[test]
 fn at_out_of_range_is_refused_and_the_window_keeps_forgetting() {
     let s = Server::new();
     let mut c = s.conn();
     let now = now_ms();
-    let micros = (now * 1000).to_string();
-    let r = run(
-        &mut c,
-        &[
-            "BF.INSERT",
-            "tw",
-            "WINDOW",
-            "2",
-            "AT",
-            &micros,
-            "ITEMS",
-            "x",
-        ],
+    let day = 86_400_000u64;
+    for at in [now * 1000, now / 1000, 0, now + 3 * day, now - 8 * day] {
+        let at = at.to_string();
+        let r = run(
+            &mut c,
+            &[
+                "BF.INSERT",
+                "tw",
+                "WINDOW",
+                "604800",
+                "AT",
+                &at,
+                "ITEMS",
+                "x",
+            ],
+        );
+        assert!(
+            r.err_text().starts_with(&format!("ERR AT {at} is "))
+                && r.err_text()
+                    .ends_with("AT takes a Unix time in milliseconds"),
+            "{r:?}"
+        );
+        assert_eq!(run(&mut c, &["EXISTS", "tw"]), int(0), "nothing created");
+    }
+    // An item added five days ago reads present; a skewed writer three days ahead is refused,
+    // and the item still reads present.
+    assert_eq!(
+        run(
+            &mut c,
+            &[
+                "BF.INSERT",
+                "tw",
+                "WINDOW",
+                "604800",
+                "AT",
+                &(now - 5 * day).to_string(),
+                "ITEMS",
+                "old"
+            ]
+        ),
+        ints(&[1])
     );
+    let before = digest(&mut c, "tw");
+    let r = insert_at(&mut c, "tw", now + 3 * day, &items("skew", 1));
     assert!(
-        r.err_text().starts_with(&format!(
-            "ERR AT {micros} is more than one window (2 s) ahead"
-        )) && r
+        r.err_text().contains("ahead of the server's clock")
+            && r.err_text().contains("more than bf.at-tolerance (1000 ms)"),
+        "{r:?}"
+    );
+    for at in [now * 1000, now / 1000, 0] {
+        assert!(insert_at(&mut c, "tw", at, &items("y", 1)).is_err(), "{at}");
+    }
+    assert_eq!(digest(&mut c, "tw"), before, "nothing changed");
+    assert_eq!(run(&mut c, &["BF.EXISTS", "tw", "old"]), int(1));
+    // Within the bounds: taken.
+    assert_eq!(
+        insert_at(&mut c, "tw", now + 500, &items("y", 1)),
+        ints(&[1])
+    );
+    assert_eq!(
+        insert_at(&mut c, "tw", now - 6 * day, &items("z", 1)),
+        ints(&[1])
+    );
+    // A wider tolerance takes a clock days ahead (a test that simulates time).
+    assert_eq!(
+        config_set(&mut c, "bf.at-tolerance", &(4 * day).to_string()),
+        ok()
+    );
+    assert_eq!(
+        insert_at(&mut c, "tw", now + 3 * day, &items("skew", 1)),
+        ints(&[1])
+    );
+    // The window still forgets on the server's clock: a 2 s window's item is gone once the
+    // window and its slack have passed.
+    assert_eq!(
+        run(&mut c, &["BF.INSERT", "short", "WINDOW", "2", "ITEMS", "x"]),
+        ints(&[1])
+    );
+    s.wait_for("x to leave the 2 s window", 20, || {
+        run(&mut c, &["BF.EXISTS", "short", "x"]) == int(0)
+    });
+}
+
+/// The re-fetch recipe of docs/window-filters.md: a crawler adds every URL it meets to a
+/// week's window and fetches those the add answers 1 for. A URL met every day is fetched on
+/// day 0, then again 7 to 8 days after each fetch (the window and at most its slack), with
+/// the NOREFRESH mode and with NOREFRESH on each call to a refreshing window; a refreshing
+/// add alone never fetches it again. Days pass by AT (bf.at-tolerance widened), one add at
+/// noon each day; BF.INFO WINDOW shows the mode, and a replica holds the same bits.
+#[test]
+fn a_url_met_daily_is_due_again_after_a_week_with_norefresh() {
+    let s = Server::new();
+    let replica = s.start_replica(&[]);
+    let mut c = s.conn();
+    let day = 86_400_000u64;
+    assert_eq!(
+        config_set(&mut c, "bf.at-tolerance", &(60 * day).to_string()),
+        ok()
+    );
+    for (key, mode) in [("mode", Some("NOREFRESH")), ("call", None), ("plain", None)] {
+        let mut line = vec!["BF.RESERVE", key, "0.01", "10000", "WINDOW", "604800"];
+        line.extend(mode);
+        assert_eq!(run(&mut c, &line), ok());
+    }
+    let adds = |key: &str| {
+        if key == "call" {
+            vec!["NOREFRESH"]
+        } else {
+            vec![]
+        }
+    };
+    let start = now_ms() - now_ms() % day + 12 * 3_600_000;
+    let mut fetched: Vec<(&str, Vec<u64>)> =
+        vec![("mode", vec![]), ("call", vec![]), ("plain", vec![])];
+    for d in 0..40u64 {
+        let at = (start + d * day).to_string();
+        for (key, days) in fetched.iter_mut() {
+            let mut line = vec!["BF.INSERT", key, "NOCREATE"];
+            line.extend(adds(key));
+            line.extend(["AT", &at, "ITEMS", "https://example.com/daily"]);
+            if run(&mut c, &line) == ints(&[1]) {
+                days.push(d);
+            }
+        }
+    }
+    eprintln!("fetch days: {fetched:?}");
+    let (mode, call, plain) = (&fetched[0].1, &fetched[1].1, &fetched[2].1);
+    assert_eq!(mode[0], 0);
+    assert!(mode.len() >= 5, "{mode:?}");
+    assert!(
+        mode.windows(2).all(|p| (7..=8).contains(&(p[1] - p[0]))),
+        "{mode:?}"
+    );
+    assert_eq!(call, mode);
+    assert_eq!(plain, &vec![0]);
+    assert_eq!(
+        window_field(&mut c, "mode", "Adds"),
+        Reply::Status("norefresh".into())
+    );
+    assert_eq!(
+        window_field(&mut c, "call", "Adds"),
+        Reply::Status("refresh".into())
+    );
+    // NOREFRESH where no window is: refused, nothing created.
+    for line in [
+        &["BF.RESERVE", "p", "0.01", "100", "NOREFRESH"][..],
+        &["BF.INSERT", "p", "NOREFRESH", "ITEMS", "a"],
+    ] {
+        assert!(run(&mut c, line)
             .err_text()
-            .ends_with("AT takes a Unix time in milliseconds"),
-        "{r:?}"
-    );
+            .contains("NOREFRESH applies only to window filters"));
+    }
+    assert_eq!(run(&mut c, &["BF.ADD", "p", "a"]), int(1));
+    assert!(run(&mut c, &["BF.INSERT", "p", "NOREFRESH", "ITEMS", "a"])
+        .err_text()
+        .contains("the filter has no window"));
+    // The mode survives a DEBUG RELOAD, and the replica holds the same bits.
+    let digests: Vec<Reply> = ["mode", "call", "plain"]
+        .iter()
+        .map(|k| digest(&mut c, k))
+        .collect();
+    assert_eq!(run(&mut c, &["DEBUG", "RELOAD"]), ok());
     assert_eq!(
-        run(&mut c, &["EXISTS", "tw"]),
-        int(0),
-        "nothing was created"
+        window_field(&mut c, "mode", "Adds"),
+        Reply::Status("norefresh".into())
     );
-    assert_eq!(
-        run(&mut c, &["BF.INSERT", "tw", "WINDOW", "2", "ITEMS", "x"]),
-        ints(&[1])
-    );
-    let r = insert_at(&mut c, "tw", now * 1000, &items("y", 1));
+    let reloaded: Vec<Reply> = ["mode", "call", "plain"]
+        .iter()
+        .map(|k| digest(&mut c, k))
+        .collect();
+    assert_eq!(digests, reloaded);
+    // WAIT on the connection that wrote: it counts that connection's writes.
+    assert_eq!(raw(&mut c, &["WAIT", "1", "10000"]), Value::Int(1));
+    let mut r = replica.conn();
+    let copies: Vec<Reply> = ["mode", "call", "plain"]
+        .iter()
+        .map(|k| digest(&mut r, k))
+        .collect();
+    assert_eq!(digests, copies);
+}
+
+/// A time window's BF.CARD changes only when a caching client is told: it counts the items
+/// of the live generations, which change with a write or when a generation leaves, the
+/// moment the forget signal goes out. Items added in three generations of a 2 s window
+/// leave in steps; a poller sees the count change no more often than a tracking client is
+/// sent an invalidation (the count used to fall with every millisecond, unsignalled).
+#[test]
+fn a_tracked_time_window_count_changes_only_with_an_invalidation() {
+    use std::io::Write;
+    let s = Server::new();
+    let mut c = s.conn();
+    let t0 = now_ms();
+    for (i, back) in [1500u64, 1000, 500].into_iter().enumerate() {
+        let at = (t0 - back).to_string();
+        let batch = items(&format!("g{i}"), 50);
+        let mut line = vec!["BF.INSERT", "tw", "WINDOW", "2", "AT", &at, "ITEMS"];
+        line.extend(batch.iter().map(String::as_str));
+        assert!(matches!(run(&mut c, &line), Reply::Arr(_)));
+    }
+    let card = |c: &mut redis::Connection| match run(c, &["BF.CARD", "tw"]) {
+        Reply::Int(n) => n,
+        other => panic!("{other:?}"),
+    };
+    let first = card(&mut c);
+    assert!(first > 100, "{first}");
+    let mut sock = std::net::TcpStream::connect(("127.0.0.1", s.port)).unwrap();
+    sock.write_all(b"HELLO 3\r\nCLIENT TRACKING ON\r\nBF.CARD tw\r\n")
+        .unwrap();
+    let (mut invalidations, mut changes, mut last) = (0, 0, first);
+    let deadline = std::time::Instant::now() + std::time::Duration::from_secs(20);
+    while last > 0 {
+        assert!(
+            std::time::Instant::now() < deadline,
+            "the count never reached 0"
+        );
+        for (_, text) in pushes(&mut sock, std::time::Duration::from_millis(5)) {
+            let told = text.matches("invalidate").count();
+            invalidations += told;
+            if told > 0 {
+                // Read it again, to be told of the next change.
+                sock.write_all(b"BF.CARD tw\r\n").unwrap();
+            }
+        }
+        let now = card(&mut c);
+        if now != last {
+            changes += 1;
+            last = now;
+        }
+    }
+    eprintln!("{changes} changes of BF.CARD from {first}, {invalidations} invalidations");
+    assert!((1..=3).contains(&changes), "{changes}");
+    // The last change's invalidation may still be on its way.
+    let tail = pushes(&mut sock, std::time::Duration::from_millis(500));
+    invalidations += tail
+        .iter()
+        .map(|(_, t)| t.matches("invalidate").count())
+        .sum::<usize>();
     assert!(
-        r.err_text().contains("ahead of the server's clock"),
-        "{r:?}"
+        changes <= invalidations,
+        "{changes} changes, {invalidations} invalidations"
     );
-    let r = insert_at(&mut c, "tw", now - 10_000, &items("y", 1));
-    assert!(
-        r.err_text()
-            .contains("more than one window (2 s) before the filter's clock"),
-        "{r:?}"
-    );
-    // Within a window either way: taken.
-    assert_eq!(
-        insert_at(&mut c, "tw", now + 1000, &items("y", 1)),
-        ints(&[1])
-    );
-    assert_eq!(
-        insert_at(&mut c, "tw", now - 1000, &items("z", 1)),
-        ints(&[1])
-    );
-    // The window still forgets: 2 s + one generation after the latest time, x is gone.
-    std::thread::sleep(std::time::Duration::from_millis(3400));
-    assert_eq!(run(&mut c, &["BF.EXISTS", "tw", "x"]), int(0));
-    assert_eq!(run(&mut c, &["BF.EXISTS", "tw", "y0"]), int(0));
 }
 
 /// Reads a RESP3 connection for `wait`, returning the invalidation pushes that arrived with

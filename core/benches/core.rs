@@ -122,6 +122,7 @@ fn new_chain(capacity: u64) -> Chain {
         capacity,
         growth: Growth::Scaling(2),
         window: Window::Unbounded,
+        refresh: true,
     };
     Chain::new(&spec, 0x5eed, u64::MAX).expect("chain")
 }
@@ -237,6 +238,7 @@ fn window_benches(c: &mut Criterion) {
         capacity: 1_000_000,
         growth: Growth::Scaling(2),
         window: Window::Time { seconds: 3600 },
+        refresh: true,
     };
     let mut window = Rotating::new(&spec, 7, u64::MAX).expect("a window");
     let start = 1_700_000_000_000u64;

@@ -29,6 +29,7 @@ fn main() {
             _ => Growth::Scaling(2),
         },
         window,
+        refresh: true,
     };
     let filter = Filter::Sliding(Sliding::new(&spec, 0x6669_7273, u64::MAX).expect("a filter"));
     let mut out = std::io::BufWriter::new(std::io::stdout().lock());

@@ -18,6 +18,7 @@ fn main() {
                 capacity,
                 growth: Growth::Fixed,
                 window: Window::Unbounded,
+                refresh: true,
             };
             let ours = Chain::new(&spec, 0, u64::MAX).expect("a filter");
             let link = &ours.links()[0];

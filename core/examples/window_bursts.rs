@@ -25,6 +25,7 @@ fn main() {
             capacity,
             growth: Growth::Scaling(2),
             window: Window::Time { seconds },
+            refresh: true,
         };
         let mut f = Rotating::new(&spec, 7, u64::MAX).expect("a filter");
         let steady = f.memory_usage();
@@ -42,7 +43,7 @@ fn main() {
             };
             while added < target {
                 let item = format!("in:{added}");
-                if let Err(e) = f.add(item.as_bytes(), start + ms, u64::MAX) {
+                if let Err(e) = f.add(item.as_bytes(), start + ms, u64::MAX, true) {
                     panic!("the add of {item} at {ms} ms was refused: {e:?}");
                 }
                 added += 1;

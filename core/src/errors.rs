@@ -94,7 +94,17 @@ pub const NOT_A_WINDOW: &str = "ERR not a window filter (created without SLIDING
 pub const WINDOW_FULL: &str = "ERR window filter is full: NONSCALING and more than its capacity \
     within one window";
 
-/// `*.RESERVE`: an option it does not know (RedisBloom ignores it), named.
+/// `NOREFRESH` where no window filter is created or added to.
+pub const NOREFRESH_WITHOUT_WINDOW: &str =
+    "ERR NOREFRESH applies only to window filters: give SLIDING or WINDOW seconds with it";
+
+/// An option given twice (the last would silently win).
+pub fn given_twice(option: &str) -> String {
+    format!("ERR {option} is given twice")
+}
+
+/// `*.RESERVE`: an option it does not know (RedisBloom ignores it), named; `BF.INSERT`: a word
+/// RedisBloom would read as an option by its first letters (`NOXYZ` as `NONSCALING`).
 pub fn unknown_argument(command: &str, arg: &[u8]) -> String {
     format!(
         "ERR unknown argument '{}' for {command}",

@@ -69,18 +69,21 @@ impl Filter {
     }
 
     /// Adds items in order at server time `now`, passing each outcome to `outcome`, which
-    /// returns whether to go on.
+    /// returns whether to go on. With `refresh` false (`NOREFRESH` on this call), an item a
+    /// window holds answers `Present` and stays as it was; a window filter whose mode is
+    /// `NOREFRESH` does so whatever `refresh` says. Filters without a window never refresh.
     pub fn add_many<'a>(
         &mut self,
         items: impl ExactSizeIterator<Item = &'a [u8]>,
         now: u64,
         max_bytes: u64,
+        refresh: bool,
         outcome: impl FnMut(Result<AddOutcome, FilterError>) -> bool,
     ) {
         match self {
             Filter::Chain(c) => c.add_many(items, max_bytes, outcome),
-            Filter::Sliding(s) => s.add_many(items, now, max_bytes, outcome),
-            Filter::Rotating(r) => r.add_many(items, now, max_bytes, outcome),
+            Filter::Sliding(s) => s.add_many(items, now, max_bytes, refresh, outcome),
+            Filter::Rotating(r) => r.add_many(items, now, max_bytes, refresh, outcome),
             Filter::Valkey(v) => v.add_many(items, max_bytes, outcome),
         }
     }

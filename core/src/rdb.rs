@@ -32,7 +32,7 @@
 //!   string*   the bit array, as a link's (none for a slice in the ring: 0 bits of its own)
 //! ```
 //! A window filter of the rotating layout ([`crate::window::rotating`]) has flags `WINDOW` and
-//! bit 3 (`ROTATING`), and these fields:
+//! bit 3 (`ROTATING`), with bit 4 (`NOREFRESH`) in that mode, and these fields:
 //!
 //! ```text
 //! unsigned  kind, seed       1 count window, 2 time window; the hash seed
@@ -66,6 +66,9 @@ pub(crate) const FLAG_RING: u64 = 4;
 /// With [`FLAG_WINDOW`]: the rotating layout ([`crate::window::rotating`]), whose fields follow
 /// instead (an older rsbloom refuses the flags cleanly).
 pub(crate) const FLAG_ROTATING: u64 = 8;
+/// With [`FLAG_ROTATING`]: the `NOREFRESH` mode (an older rsbloom refuses the flags cleanly
+/// rather than load the filter as refreshing).
+pub(crate) const FLAG_NOREFRESH: u64 = 16;
 
 /// Writes a filter: the `MBbloom--` value, or for a valkey-bloom filter the `bloomfltr` value
 /// ([`crate::valkey::rdb`]), the type its key has.
@@ -87,8 +90,9 @@ pub fn decode(r: &mut impl FieldReader) -> Result<Filter, DecodeError> {
         f if f == FLAG_WINDOW | FLAG_RING => {
             window::rdb::decode(r, items, true).map(Filter::Sliding)
         }
-        f if f == FLAG_WINDOW | FLAG_ROTATING => {
-            window::rotating::rdb::decode(r, items).map(Filter::Rotating)
+        f if f & !FLAG_NOREFRESH == FLAG_WINDOW | FLAG_ROTATING => {
+            let refresh = f & FLAG_NOREFRESH == 0;
+            window::rotating::rdb::decode(r, items, refresh).map(Filter::Rotating)
         }
         0 | FLAG_NONSCALING => bloom::rdb::decode(r, items, flags).map(Filter::Chain),
         _ => Err(DecodeError::UnknownFlags),

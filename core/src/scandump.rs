@@ -35,7 +35,8 @@
 //! per slot (r + 1), 28 bytes: u64 generation  u64 load  u64 limit  u32 extras
 //!   per extra, 28 bytes: u32 hashes  u64 blocks  u64 capacity  u64 load
 //! ```
-//! Its data is the interleaved base arrays, then each slot's extras.
+//! Its data is the interleaved base arrays, then each slot's extras. A filter in the
+//! `NOREFRESH` mode sets [`OPT_NOREFRESH`] too (older builds refuse its header).
 //!
 //! A valkey-bloom filter's header (options `OPT_RSBLOOM | 0x1000`) is in [`crate::valkey::scandump`].
 //!
@@ -66,6 +67,8 @@ pub const OPT_WINDOW: u32 = 0x200;
 pub const OPT_RING: u32 = 0x400;
 /// With [`OPT_WINDOW`]: the rotating layout, whose own fields follow instead.
 pub const OPT_ROTATING: u32 = 0x800;
+/// With [`OPT_ROTATING`]: the `NOREFRESH` mode.
+pub const OPT_NOREFRESH: u32 = 0x2000;
 /// Every option bit RedisBloom defines.
 pub const REDISBLOOM_OPTIONS: u32 = OPT_NOROUND | OPT_ENTS_IS_BITS | OPT_FORCE64 | OPT_NONSCALING;
 /// The fields every Bloom header starts with: items, links (or slices), options, expansion.
@@ -277,9 +280,12 @@ pub fn filter_from_header(
         return valkey::scandump::from_header(f, items, nlinks, expansion, max_bytes)
             .map(Filter::Valkey);
     }
-    if options == window::rotating::scandump::OPTIONS {
-        return window::rotating::scandump::from_header(f, items, nlinks, expansion, max_bytes)
-            .map(Filter::Rotating);
+    if options & !OPT_NOREFRESH == window::rotating::scandump::OPTIONS {
+        let refresh = options & OPT_NOREFRESH == 0;
+        return window::rotating::scandump::from_header(
+            f, items, nlinks, expansion, refresh, max_bytes,
+        )
+        .map(Filter::Rotating);
     }
     if options & !OPT_RING == window::scandump::OPTIONS {
         let ring = options & OPT_RING != 0;

@@ -68,6 +68,12 @@ pub struct FilterSpec {
     pub growth: Growth,
     /// What the filter remembers.
     pub window: Window,
+    /// Whether an add of an item a window already holds refreshes it (set again in the
+    /// newest generation, so it stays a full window more): the default. `NOREFRESH` makes
+    /// such an add answer 0 and change nothing, so an item leaves a window after its first
+    /// add, however often it is added again. Only a window filter has the mode: it is
+    /// `true` for every other spec.
+    pub refresh: bool,
 }
 
 /// A cuckoo filter to create (CF.RESERVE's arguments, or an implicit creation's defaults),

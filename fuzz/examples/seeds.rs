@@ -61,6 +61,7 @@ fn native(capacity: u64, nonscaling: bool, items: u32) -> Chain {
             Growth::Scaling(2)
         },
         window: Window::Unbounded,
+        refresh: true,
     };
     let mut chain = Chain::new(&spec, 0x7365_6564, u64::MAX).expect("seed chain");
     for i in 0..items {
@@ -76,6 +77,7 @@ fn window(window: Window, growth: Growth, items: u32) -> Sliding {
         capacity: 100,
         growth,
         window,
+        refresh: true,
     };
     let mut f = Sliding::new(&spec, 0x7769_6e64, u64::MAX).expect("seed window");
     for i in 0..items {
@@ -93,6 +95,7 @@ fn rotating(window: Window, growth: Growth, items: u32) -> Rotating {
         capacity: 100,
         growth,
         window,
+        refresh: true,
     };
     let mut f = Rotating::new(&spec, 0x726f_7461, u64::MAX).expect("seed window");
     for i in 0..items {

@@ -144,6 +144,7 @@ fn check_insert(argv: &[&[u8]]) {
         capacity: 100,
         growth: Growth::Scaling(2),
         window: Window::Unbounded,
+        refresh: true,
     };
     if let Ok(i) = bloom_args::insert(argv, defaults, true) {
         assert!(i.first_item <= argv.len());

@@ -39,6 +39,7 @@ fuzz_target!(init: rsbloom_fuzz::lazy_alloc::install(), |data: &[u8]| {
                 capacity: 100,
                 growth: Growth::Scaling(2),
                 window: Window::Unbounded,
+                refresh: true,
             };
             let Ok(i) = insert(&argv, defaults, true) else {
                 return;

@@ -387,34 +387,76 @@ fn insert_options_apply_when_creating() {
     assert_eq!(parse_link(&lines[2]).ratio, "0.125");
 }
 
+/// RedisBloom reads BF.INSERT's words by their first letters (`N` or `NOXYZ` is NONSCALING,
+/// `C` CAPACITY, `ETA` EXPANSION, `NOC` NOCREATE) and lets a later value win: a typo silently
+/// changes the filter. rsbloom takes whole words, in any case, each once, and refuses the
+/// rest by name, creating nothing.
 #[test]
-fn insert_options_by_first_letters() {
+fn insert_options_are_whole_words_given_once() {
     let s = Server::new();
     let mut c = s.conn();
-    // NONSCALING and its abbreviations (anything starting with n whose third letter is not c)
-    for (key, token) in [
-        ("n1", "NONSCALING"),
-        ("n2", "N"),
-        ("n3", "nx"),
-        ("n4", "NO"),
+    for (key, args) in [
+        ("n1", &["N"][..]),
+        ("n2", &["NOXYZ"]),
+        ("n3", &["nx"]),
+        ("e", &["E", "5"]),
+        ("e2", &["ETA", "4"]),
+        ("c", &["C", "7"]),
+        ("r", &["Er", "0.2"]),
+        ("nc", &["NOC"]),
+        ("i", &["CAPACITY", "7", "I"]),
     ] {
+        let mut line = vec!["BF.INSERT", key];
+        line.extend_from_slice(args);
+        line.extend(["ITEMS", "a"]);
+        let word = args
+            .last()
+            .filter(|w| w.parse::<f64>().is_err())
+            .unwrap_or(&args[0]);
         assert_eq!(
-            run(&mut c, &["BF.INSERT", key, token, "ITEMS", "a"]),
-            ints(&[1]),
-            "{token}"
-        );
-        let size = info_size(&mut c, key);
-        assert_eq!(
-            run(&mut c, &["BF.INFO", key]),
-            info2(100, size, 1, 1, None),
-            "{token}"
+            run(&mut c, &line),
+            err(&format!("ERR unknown argument '{word}' for BF.INSERT")),
+            "{line:?}"
         );
     }
-    // E… is EXPANSION unless the second letter is r (ERROR); C… is CAPACITY
+    for (option, value) in [
+        ("CAPACITY", Some("5")),
+        ("ERROR", Some("0.1")),
+        ("EXPANSION", Some("4")),
+        ("NONSCALING", None),
+        ("NOCREATE", None),
+        ("WINDOW", Some("60")),
+        ("AT", Some("1")),
+        ("NOREFRESH", None),
+    ] {
+        let lower = option.to_lowercase();
+        let mut line = vec!["BF.INSERT", "twice"];
+        for word in [option, &lower] {
+            line.push(word);
+            line.extend(value);
+        }
+        line.extend(["ITEMS", "a"]);
+        assert_eq!(
+            run(&mut c, &line),
+            err(&format!("ERR {option} is given twice")),
+            "{line:?}"
+        );
+    }
+    assert_eq!(run(&mut c, &["DBSIZE"]), int(0));
+    // Whole words in any case.
     assert_eq!(
         run(
             &mut c,
-            &["BF.INSERT", "e", "E", "5", "C", "7", "ITEMS", "a"]
+            &[
+                "BF.INSERT",
+                "e",
+                "expansion",
+                "5",
+                "Capacity",
+                "7",
+                "ITEMS",
+                "a"
+            ]
         ),
         ints(&[1])
     );
@@ -424,51 +466,18 @@ fn insert_options_by_first_letters() {
         info2(7, size, 1, 1, Some(5))
     );
     assert_eq!(
-        run(&mut c, &["BF.INSERT", "e2", "ETA", "4", "ITEMS", "a"]),
-        ints(&[1])
-    );
-    assert_eq!(
-        run(&mut c, &["BF.INFO", "e2", "EXPANSION"]),
-        arr(vec![int(4)])
-    );
-    assert_eq!(
-        run(&mut c, &["BF.INSERT", "r", "Er", "0.2", "ITEMS", "a"]),
+        run(&mut c, &["BF.INSERT", "r", "error", "0.2", "items", "a"]),
         ints(&[1])
     );
     assert_eq!(parse_link(&debug_lines(&mut c, "r")[1]).ratio, "0.1");
     assert_eq!(
-        run(&mut c, &["BF.INSERT", "r2", "ETA", "0.2", "ITEMS", "a"]).err_text(),
-        texts::INSERT_BAD_EXPANSION
-    );
-    // NOCREATE is n… with a third letter c
-    assert_eq!(
-        run(&mut c, &["BF.INSERT", "nc", "NOC", "ITEMS", "a"]),
-        err(texts::NOT_FOUND)
-    );
-    assert_eq!(
         run(&mut c, &["BF.INSERT", "nc", "nocreate", "ITEMS", "a"]),
         err(texts::NOT_FOUND)
     );
-    // a later value wins
+    // A word RedisBloom refuses too gets RedisBloom's reply.
     assert_eq!(
-        run(
-            &mut c,
-            &[
-                "BF.INSERT",
-                "twice",
-                "CAPACITY",
-                "5",
-                "CAPACITY",
-                "6",
-                "ITEMS",
-                "a"
-            ]
-        ),
-        ints(&[1])
-    );
-    assert_eq!(
-        run(&mut c, &["BF.INFO", "twice", "CAPACITY"]),
-        arr(vec![int(6)])
+        run(&mut c, &["BF.INSERT", "k", "FOO", "ITEMS", "a"]).err_text(),
+        texts::INSERT_UNKNOWN_ARGUMENT
     );
     // NONSCALING together with EXPANSION is accepted; the filter does not scale
     assert_eq!(
@@ -516,13 +525,13 @@ fn insert_nocreate() {
             &[
                 "BF.INSERT",
                 "k",
-                "CAP",
+                "CAPACITY",
                 "10",
-                "ERR",
+                "ERROR",
                 "0.1",
-                "EXP",
+                "EXPANSION",
                 "3",
-                "NOC",
+                "NOCREATE",
                 "ITEMS",
                 "a"
             ]
@@ -615,7 +624,6 @@ fn insert_arity() {
         &["BF.INSERT", "k", "NONSCALING", "CAPACITY"],
         &["BF.INSERT", "k", "NONSCALING", "ERROR"],
         &["BF.INSERT", "k", "NONSCALING", "EXPANSION"],
-        &["BF.INSERT", "k", "NONSCALING", "E"],
     ] {
         assert_eq!(run(&mut c, args), a, "{args:?}");
     }

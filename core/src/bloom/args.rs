@@ -4,7 +4,7 @@ use crate::args::{double, integer, is, unsigned, Refusal};
 use crate::errors;
 use crate::spec::{FilterSpec, Growth, Window};
 use crate::valkey::filter::SEED_BYTES;
-use crate::window::args::{parse_at, WindowOptions};
+use crate::window::args::{parse_at, WindowOptions, WindowWords};
 
 /// What `BF.RESERVE` asks for.
 #[derive(Debug, Clone, Copy, PartialEq)]
@@ -29,11 +29,11 @@ pub fn reserve(argv: &[&[u8]], default_expansion: u32) -> Result<Reserve, Refusa
             if is(a, "SEED") || is(a, "WINDOW") {
                 2
             } else {
-                usize::from(is(a, "SLIDING"))
+                usize::from(is(a, "SLIDING") || is(a, "NOREFRESH"))
             }
         })
         .sum();
-    if argv.len() < 4 || argv.len() > 7 + extra.min(5) {
+    if argv.len() < 4 || argv.len() > 7 + extra.min(6) {
         return Err(Refusal::Arity);
     }
     let refuse = |text| Err(Refusal::Reply(text));
@@ -54,13 +54,24 @@ pub fn reserve(argv: &[&[u8]], default_expansion: u32) -> Result<Reserve, Refusa
     let mut i = 4;
     while i < argv.len() {
         let arg = argv[i];
+        let twice = |option| Err(Refusal::Named(errors::given_twice(option)));
         if is(arg, "NONSCALING") {
+            if nonscaling {
+                return twice("NONSCALING");
+            }
             nonscaling = true;
         } else if is(arg, "EXPANSION") {
-            // Like RedisBloom, the first EXPANSION counts: `EXPANSION 10 EXPANSION` is 10.
-            expansion_at.get_or_insert(i + 1);
+            // RedisBloom takes the first of two (`EXPANSION 10 EXPANSION` is 10): rsbloom
+            // refuses a second, which one of the two a user meant being unknowable.
+            if expansion_at.is_some() {
+                return twice("EXPANSION");
+            }
+            expansion_at = Some(i + 1);
             i += 1;
         } else if is(arg, "SEED") {
+            if seed_at.is_some() {
+                return twice("SEED");
+            }
             seed_at = Some(i + 1);
             i += 1;
         } else if window.parse(argv, i)? {
@@ -89,11 +100,15 @@ pub fn reserve(argv: &[&[u8]], default_expansion: u32) -> Result<Reserve, Refusa
         },
     };
     let spec = window.spec(error, capacity, growth, expansion_at.is_some())?;
+    if window.words(None).norefresh && spec.window == Window::Unbounded {
+        return refuse(errors::NOREFRESH_WITHOUT_WINDOW);
+    }
     Ok(Reserve { spec, seed })
 }
 
 /// The explicit `BF.RESERVE` arguments after the key that rsbloom replicates for every filter
-/// it creates: `error capacity [SLIDING | WINDOW s] [EXPANSION n | NONSCALING] SEED seed`. They carry every
+/// it creates: `error capacity [SLIDING | WINDOW s] [NOREFRESH] [EXPANSION n | NONSCALING] SEED
+/// seed`. They carry every
 /// parameter, so a replica or an AOF replay builds identical bits whatever its own defaults;
 /// [`reserve`] parses them back to the same spec and seed.
 pub fn reserve_words(spec: &FilterSpec, seed: u64) -> Vec<String> {
@@ -103,6 +118,9 @@ pub fn reserve_words(spec: &FilterSpec, seed: u64) -> Vec<String> {
         Window::Unbounded => {}
         Window::Count => words.push("SLIDING".into()),
         Window::Time { seconds } => words.extend(["WINDOW".into(), seconds.to_string()]),
+    }
+    if !spec.refresh {
+        words.push("NOREFRESH".into());
     }
     match spec.growth {
         // A count window never grows: SLIDING says so.
@@ -134,12 +152,9 @@ pub struct Insert {
     pub create: Option<FilterSpec>,
     /// Index in argv of the first item (after ITEMS).
     pub first_item: usize,
-    /// rsbloom's `AT ms`: the Unix time in milliseconds the adds happen at, for a time window
-    /// (rsbloom replicates every write to one with it).
-    pub at: Option<u64>,
-    /// rsbloom's `SLIDING` or `WINDOW s` as given (None without either): the window to create,
-    /// and the one an existing filter must have.
-    pub window: Option<Window>,
+    /// rsbloom's window words: `SLIDING` or `WINDOW s`, `AT ms` (rsbloom replicates every
+    /// write to a time window with it), `NOREFRESH`.
+    pub words: WindowWords,
     /// valkey-bloom's options, from a replayed command only: a missing key is created as a
     /// valkey-bloom filter ([`crate::valkey`]) with them and the spec's capacity, rate and
     /// expansion (NONSCALING: 0).
@@ -147,46 +162,30 @@ pub struct Insert {
 }
 
 /// Parses `BF.INSERT key [CAPACITY n] [ERROR r] [EXPANSION n] [NOCREATE] [NONSCALING] [SLIDING |
-/// WINDOW s] [AT ms] ITEMS item ...` as RedisBloom 2.8.2 does (rsbloom's options aside): each token is recognised by its first character (and
-/// the second for ERROR/EXPANSION, the third for NOCREATE/NONSCALING); value parse failures are
-/// reported during the scan, range failures after it. Options not given take `defaults`.
+/// WINDOW s] [NOREFRESH] [AT ms] ITEMS item ...`. Value parse failures are reported during the
+/// scan, range failures after it, as RedisBloom 2.8.2 does. Options not given take `defaults`.
 ///
-/// A `replayed` command (from the primary or the AOF) may also carry valkey-bloom's
-/// `TIGHTENING t` and `SEED <32 bytes>`, and then needs no `ITEMS` (valkey-bloom replicates a
-/// creation that way); from a client they are unknown arguments, as in valkey-bloom.
+/// From a client, options are whole words, each at most once: RedisBloom reads a word by its
+/// first letters (`NOXYZ` as `NONSCALING`, `c` as `CAPACITY`), so a typo would silently change
+/// what the filter is; rsbloom names such a word in its refusal (a word RedisBloom refuses too
+/// gets RedisBloom's reply). A `replayed` command (from the primary or the AOF, which may
+/// hold what RedisBloom took from its clients) is read as RedisBloom reads it, and may also
+/// carry valkey-bloom's `TIGHTENING t` and `SEED <32 bytes>`, and then needs no `ITEMS`
+/// (valkey-bloom replicates a creation that way); from a client they are unknown arguments,
+/// as in valkey-bloom.
 pub fn insert(argv: &[&[u8]], defaults: FilterSpec, replayed: bool) -> Result<Insert, Refusal> {
     if argv.len() < 4 {
         return Err(Refusal::Arity);
     }
-    let mut error = None;
-    let mut capacity = None;
-    let mut expansion = None;
-    let mut nocreate = false;
-    let mut nonscaling = false;
+    let mut o = InsertOptions::default();
     let mut first_item = None;
     let mut window = WindowOptions::default();
     let mut clock = None;
-    let mut tightening = None;
-    let mut seed = None;
     let mut i = 2;
     while i < argv.len() {
         let token = argv[i];
         if replayed && (is(token, "TIGHTENING") || is(token, "SEED")) {
-            let value = *argv.get(i + 1).ok_or(Refusal::Arity)?;
-            if is(token, "SEED") {
-                seed = Some(
-                    <[u8; SEED_BYTES]>::try_from(value)
-                        .map_err(|_| Refusal::Reply(errors::VALKEY_BAD_SEED))?,
-                );
-            } else {
-                tightening = match double(value) {
-                    None => return Err(Refusal::Reply(errors::VALKEY_BAD_TIGHTENING)),
-                    Some(t) if !(t > 0.0 && t < 1.0) => {
-                        return Err(Refusal::Reply(errors::VALKEY_TIGHTENING_RANGE))
-                    }
-                    t => t,
-                };
-            }
+            o.valkey_option(token, *argv.get(i + 1).ok_or(Refusal::Arity)?)?;
             i += 2;
             continue;
         }
@@ -197,72 +196,197 @@ pub fn insert(argv: &[&[u8]], defaults: FilterSpec, replayed: bool) -> Result<In
             continue;
         }
         if is(token, "AT") {
+            if clock.is_some() {
+                return Err(Refusal::Named(errors::given_twice("AT")));
+            }
             clock = Some(parse_at(argv, i + 1)?);
             i += 2;
             continue;
         }
-        let at = |n: usize| token.get(n).map(u8::to_ascii_lowercase);
-        match at(0) {
-            Some(b'i') => {
-                first_item = Some(i + 1);
-                break;
-            }
-            Some(b'e' | b'c') => {
-                // An option that is the last argument has no value.
-                let value = *argv.get(i + 1).ok_or(Refusal::Arity)?;
-                if at(0) == Some(b'c') {
-                    capacity =
-                        Some(integer(value).ok_or(Refusal::Reply(errors::INSERT_BAD_CAPACITY))?);
-                } else if at(1) == Some(b'r') {
-                    error =
-                        Some(double(value).ok_or(Refusal::Reply(errors::INSERT_BAD_ERROR_RATE))?);
-                } else {
-                    expansion =
-                        Some(integer(value).ok_or(Refusal::Reply(errors::INSERT_BAD_EXPANSION))?);
-                }
-                i += 1;
-            }
-            Some(b'n') if at(2) == Some(b'c') => nocreate = true,
-            Some(b'n') => nonscaling = true,
-            _ => return Err(Refusal::Reply(errors::INSERT_UNKNOWN_ARGUMENT)),
+        let Some(option) = InsertOption::of(token, replayed)? else {
+            first_item = Some(i + 1);
+            break;
+        };
+        if option.takes_value() {
+            // An option that is the last argument has no value.
+            o.set_value(option, *argv.get(i + 1).ok_or(Refusal::Arity)?, replayed)?;
+            i += 1;
+        } else {
+            o.set_flag(option, replayed)?;
         }
         i += 1;
     }
-    let valkey = (tightening.is_some() || seed.is_some()).then(|| ValkeyOptions {
-        tightening: tightening.unwrap_or(VALKEY_TIGHTENING),
-        seed,
+    let valkey = (o.tightening.is_some() || o.seed.is_some()).then(|| ValkeyOptions {
+        tightening: o.tightening.unwrap_or(VALKEY_TIGHTENING),
+        seed: o.seed,
     });
     let first_item = match first_item {
         Some(first) if first < argv.len() => first,
         None if valkey.is_some() => argv.len(),
         _ => return Err(Refusal::Arity),
     };
-    if error.is_some_and(|e| !(e > 0.0 && e < 1.0))
-        || capacity.is_some_and(|c| c < 1)
-        || expansion.is_some_and(|e| e < 1)
+    if o.error.is_some_and(|e| !(e > 0.0 && e < 1.0))
+        || o.capacity.is_some_and(|c| c < 1)
+        || o.expansion.is_some_and(|e| e < 1)
     {
         return Err(Refusal::Reply(errors::INSERT_BAD_ARGUMENT));
     }
-    let growth = match expansion {
-        _ if nonscaling => Growth::Fixed,
+    let growth = match o.expansion {
+        _ if o.nonscaling => Growth::Fixed,
         // rsbloom: a huge expansion saturates instead of wrapping (RedisBloom truncates it to
         // 32 bits, so 4294967296 becomes a growth of 0).
         Some(e) => Growth::Scaling(u32::try_from(e).unwrap_or(u32::MAX)),
         None => defaults.growth,
     };
     let spec = window.spec(
-        error.unwrap_or(defaults.error),
-        capacity.map_or(defaults.capacity, |c| c as u64),
+        o.error.unwrap_or(defaults.error),
+        o.capacity.map_or(defaults.capacity, |c| c as u64),
         growth,
-        expansion.is_some(),
+        o.expansion.is_some(),
     )?;
     Ok(Insert {
-        create: (!nocreate).then_some(spec),
+        create: (!o.nocreate).then_some(spec),
         first_item,
-        at: clock,
-        window: window.requested(),
+        words: window.words(clock),
         valkey,
     })
+}
+
+/// One of RedisBloom's `BF.INSERT` options (`None` from [`InsertOption::of`]: `ITEMS`).
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+enum InsertOption {
+    Capacity,
+    Error,
+    Expansion,
+    NoCreate,
+    NonScaling,
+}
+
+impl InsertOption {
+    const WORDS: [(&'static str, InsertOption); 5] = [
+        ("CAPACITY", InsertOption::Capacity),
+        ("ERROR", InsertOption::Error),
+        ("EXPANSION", InsertOption::Expansion),
+        ("NOCREATE", InsertOption::NoCreate),
+        ("NONSCALING", InsertOption::NonScaling),
+    ];
+
+    /// The option `token` names (None: `ITEMS`). A client's must be a whole word; a replayed
+    /// one is read by its first letters, as RedisBloom reads it.
+    fn of(token: &[u8], replayed: bool) -> Result<Option<InsertOption>, Refusal> {
+        if is(token, "ITEMS") {
+            return Ok(None);
+        }
+        if let Some(&(_, option)) = Self::WORDS.iter().find(|(word, _)| is(token, word)) {
+            return Ok(Some(option));
+        }
+        let letter = |n: usize| token.get(n).map(u8::to_ascii_lowercase);
+        let misread = match letter(0) {
+            Some(b'i') => None,
+            Some(b'c') => Some(InsertOption::Capacity),
+            Some(b'e') if letter(1) == Some(b'r') => Some(InsertOption::Error),
+            Some(b'e') => Some(InsertOption::Expansion),
+            Some(b'n') if letter(2) == Some(b'c') => Some(InsertOption::NoCreate),
+            Some(b'n') => Some(InsertOption::NonScaling),
+            _ => return Err(Refusal::Reply(errors::INSERT_UNKNOWN_ARGUMENT)),
+        };
+        if replayed {
+            Ok(misread)
+        } else {
+            Err(Refusal::Named(errors::unknown_argument("BF.INSERT", token)))
+        }
+    }
+
+    fn takes_value(self) -> bool {
+        matches!(
+            self,
+            InsertOption::Capacity | InsertOption::Error | InsertOption::Expansion
+        )
+    }
+
+    fn word(self) -> &'static str {
+        Self::WORDS
+            .iter()
+            .find(|(_, o)| *o == self)
+            .map_or("", |(word, _)| word)
+    }
+}
+
+/// The options `BF.INSERT` has taken so far.
+#[derive(Debug, Default)]
+struct InsertOptions {
+    error: Option<f64>,
+    capacity: Option<i64>,
+    expansion: Option<i64>,
+    nocreate: bool,
+    nonscaling: bool,
+    tightening: Option<f64>,
+    seed: Option<[u8; SEED_BYTES]>,
+}
+
+impl InsertOptions {
+    /// Refuses a client's option given before (a replayed one: the last wins, as in
+    /// RedisBloom).
+    fn once(given: bool, option: InsertOption, replayed: bool) -> Result<(), Refusal> {
+        if given && !replayed {
+            return Err(Refusal::Named(errors::given_twice(option.word())));
+        }
+        Ok(())
+    }
+
+    fn set_value(
+        &mut self,
+        option: InsertOption,
+        value: &[u8],
+        replayed: bool,
+    ) -> Result<(), Refusal> {
+        let bad = |text| Refusal::Reply(text);
+        match option {
+            InsertOption::Capacity => {
+                Self::once(self.capacity.is_some(), option, replayed)?;
+                self.capacity = Some(integer(value).ok_or(bad(errors::INSERT_BAD_CAPACITY))?);
+            }
+            InsertOption::Error => {
+                Self::once(self.error.is_some(), option, replayed)?;
+                self.error = Some(double(value).ok_or(bad(errors::INSERT_BAD_ERROR_RATE))?);
+            }
+            _ => {
+                Self::once(self.expansion.is_some(), option, replayed)?;
+                self.expansion = Some(integer(value).ok_or(bad(errors::INSERT_BAD_EXPANSION))?);
+            }
+        }
+        Ok(())
+    }
+
+    fn set_flag(&mut self, option: InsertOption, replayed: bool) -> Result<(), Refusal> {
+        let flag = if option == InsertOption::NoCreate {
+            &mut self.nocreate
+        } else {
+            &mut self.nonscaling
+        };
+        Self::once(*flag, option, replayed)?;
+        *flag = true;
+        Ok(())
+    }
+
+    /// valkey-bloom's `TIGHTENING t` or `SEED s`, from a replayed command.
+    fn valkey_option(&mut self, token: &[u8], value: &[u8]) -> Result<(), Refusal> {
+        if is(token, "SEED") {
+            self.seed = Some(
+                <[u8; SEED_BYTES]>::try_from(value)
+                    .map_err(|_| Refusal::Reply(errors::VALKEY_BAD_SEED))?,
+            );
+            return Ok(());
+        }
+        self.tightening = match double(value) {
+            None => return Err(Refusal::Reply(errors::VALKEY_BAD_TIGHTENING)),
+            Some(t) if !(t > 0.0 && t < 1.0) => {
+                return Err(Refusal::Reply(errors::VALKEY_TIGHTENING_RANGE))
+            }
+            t => t,
+        };
+        Ok(())
+    }
 }
 
 #[cfg(test)]
@@ -274,6 +398,7 @@ mod tests {
         capacity: 100,
         growth: Growth::Scaling(2),
         window: Window::Unbounded,
+        refresh: true,
     };
 
     fn reserve_of(line: &str, default_expansion: u32) -> Result<Reserve, Refusal> {
@@ -292,6 +417,7 @@ mod tests {
                     capacity: 100,
                     growth: Growth::Scaling(2),
                     window: Window::Unbounded,
+                    refresh: true,
                 },
                 seed: None
             }
@@ -332,6 +458,24 @@ mod tests {
             Refusal::Reply(errors::BAD_SEED),
         );
         refused("BF.RESERVE k 0.1 1 SEED", Refusal::Reply(errors::BAD_SEED));
+        for (line, word) in [
+            ("BF.RESERVE k 0.01 1000 WINDOW 60 WINDOW 120", "WINDOW"),
+            ("BF.RESERVE k 0.01 1000 EXPANSION 2 EXPANSION", "EXPANSION"),
+            ("BF.RESERVE k 0.01 1000 NONSCALING NONSCALING", "NONSCALING"),
+            ("BF.RESERVE k 0.01 1000 SEED 1 SEED 1", "SEED"),
+            ("BF.RESERVE k 0.01 1000 SLIDING SLIDING", "SLIDING"),
+        ] {
+            refused(line, Refusal::Named(errors::given_twice(word)));
+        }
+        refused(
+            "BF.RESERVE k 0.01 1000 NOREFRESH",
+            Refusal::Reply(errors::NOREFRESH_WITHOUT_WINDOW),
+        );
+        let r = reserve_of(
+            "BF.RESERVE k 0.01 1000 WINDOW 60 NOREFRESH EXPANSION 2 SEED 3",
+            2,
+        );
+        assert!(!r.unwrap().spec.refresh);
     }
 
     fn insert_of(line: &str) -> Result<Insert, Refusal> {
@@ -346,6 +490,7 @@ mod tests {
             capacity,
             growth,
             window: Window::Unbounded,
+            refresh: true,
         };
         let i = insert_of("BF.INSERT k ITEMS a b").unwrap();
         assert_eq!(i.first_item, 3);
@@ -367,15 +512,73 @@ mod tests {
             insert_of("BF.INSERT k NOCREATE ITEMS a").unwrap().create,
             None
         );
-        // Tokens are told apart by their first letters only (RedisBloom's scan).
+        // RedisBloom tells tokens apart by their first letters: a replayed command is read so
+        // (it may hold what RedisBloom took from its clients), a client's is refused by name.
+        let replayed = |line: &str| {
+            let argv: Vec<&[u8]> = line.split(' ').map(str::as_bytes).collect();
+            insert(&argv, DEFAULTS, true)
+        };
+        let abbreviated = replayed("BF.INSERT k c 7 NOXYZ i a").unwrap();
+        assert_eq!(abbreviated.create.unwrap().capacity, 7);
+        assert_eq!(abbreviated.create.unwrap().growth, Growth::Fixed);
+        assert_eq!(abbreviated.first_item, 6);
+        for (line, word) in [
+            ("BF.INSERT k c 7 i a", "c"),
+            ("BF.INSERT k NOXYZ ITEMS a", "NOXYZ"),
+            ("BF.INSERT k CAPACITY 7 I a", "I"),
+            ("BF.INSERT k ERRORS 0.1 ITEMS a", "ERRORS"),
+            ("BF.INSERT k exp 4 ITEMS a", "exp"),
+            ("BF.INSERT k NOC ITEMS a", "NOC"),
+            ("BF.INSERT k Ifoo a", "Ifoo"),
+        ] {
+            assert_eq!(
+                insert_of(line),
+                Err(Refusal::Named(errors::unknown_argument(
+                    "BF.INSERT",
+                    word.as_bytes()
+                ))),
+                "{line}"
+            );
+        }
+        // A replayed command's second option wins, as in RedisBloom; a client's is refused.
         assert_eq!(
-            insert_of("BF.INSERT k c 7 i a")
+            replayed("BF.INSERT k CAPACITY 7 CAPACITY 9 ITEMS a")
                 .unwrap()
                 .create
                 .unwrap()
                 .capacity,
-            7
+            9
         );
+        for (line, word) in [
+            ("BF.INSERT k CAPACITY 7 CAPACITY 9 ITEMS a", "CAPACITY"),
+            ("BF.INSERT k ERROR 0.1 error 0.1 ITEMS a", "ERROR"),
+            ("BF.INSERT k EXPANSION 2 EXPANSION 4 ITEMS a", "EXPANSION"),
+            ("BF.INSERT k NOCREATE NOCREATE ITEMS a", "NOCREATE"),
+            ("BF.INSERT k NONSCALING nonscaling ITEMS a", "NONSCALING"),
+            ("BF.INSERT k AT 5 AT 6 ITEMS a", "AT"),
+            ("BF.INSERT k WINDOW 60 WINDOW 120 ITEMS a", "WINDOW"),
+            ("BF.INSERT k NOREFRESH NOREFRESH ITEMS a", "NOREFRESH"),
+        ] {
+            assert_eq!(
+                insert_of(line),
+                Err(Refusal::Named(errors::given_twice(word))),
+                "{line}"
+            );
+        }
+        // NOREFRESH: the call's word, and the mode of a window it creates.
+        let i = insert_of("BF.INSERT k NOREFRESH ITEMS a").unwrap();
+        assert!(i.words.norefresh);
+        assert!(i.create.unwrap().refresh, "no window to make it a mode of");
+        let i = insert_of("BF.INSERT k WINDOW 60 NOREFRESH AT 5 ITEMS a").unwrap();
+        assert_eq!(
+            i.words,
+            WindowWords {
+                window: Some(Window::Time { seconds: 60 }),
+                at: Some(5),
+                norefresh: true
+            }
+        );
+        assert!(!i.create.unwrap().refresh);
         assert_eq!(
             insert_of("BF.INSERT k EXPANSION 4294967296 ITEMS a")
                 .unwrap()
@@ -428,12 +631,28 @@ mod tests {
                 capacity: u64::MAX >> 1,
                 growth: Growth::Fixed,
                 window: Window::Unbounded,
+                refresh: true,
             },
             FilterSpec {
                 error: 1e-300,
                 capacity: 1,
                 growth: Growth::Scaling(u32::MAX),
                 window: Window::Unbounded,
+                refresh: true,
+            },
+            FilterSpec {
+                error: 0.01,
+                capacity: 1000,
+                growth: Growth::Scaling(4),
+                window: Window::Time { seconds: 604_800 },
+                refresh: false,
+            },
+            FilterSpec {
+                error: 0.001,
+                capacity: 10,
+                growth: Growth::Fixed,
+                window: Window::Count,
+                refresh: false,
             },
         ] {
             let mut line = vec!["BF.RESERVE".to_string(), "k".to_string()];

@@ -379,6 +379,7 @@ mod tests {
                 Growth::Scaling(expansion)
             },
             window: Window::Unbounded,
+            refresh: true,
         }
     }
 

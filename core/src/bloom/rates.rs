@@ -71,6 +71,7 @@ pub fn default_filter_run(run: u64, seed: u64, urls: u64, lookups: u64) -> Measu
         capacity: 100,
         growth: Growth::Scaling(2),
         window: Window::Unbounded,
+        refresh: true,
     };
     let mut chain = Chain::new(&spec, seed, u64::MAX).expect("a default filter");
     for i in 0..urls {
@@ -97,6 +98,7 @@ pub fn measure(cell: &Cell, filters: u64, lookups: u64, seed: u64) -> Measuremen
         capacity: cell.capacity,
         growth: cell.growth,
         window: Window::Unbounded,
+        refresh: true,
     };
     let load = match cell.growth {
         Growth::Fixed => cell.capacity,

@@ -72,6 +72,7 @@ mod tests {
             capacity: 50,
             growth: Growth::Scaling(2),
             window: Window::Unbounded,
+            refresh: true,
         };
         let mut c = Chain::new(&spec, 7, u64::MAX).unwrap();
         for i in 0..400 {

@@ -150,6 +150,7 @@ mod tests {
                 Growth::Scaling(2)
             },
             window: Window::Unbounded,
+            refresh: true,
         };
         let mut c = Chain::new(&spec, 0xdead_beef, u64::MAX).unwrap();
         for i in 0..if nonscaling { 40 } else { 400 } {

@@ -147,6 +147,7 @@ fn replaying_the_command_stream_rebuilds_every_key_bit_for_bit() {
         capacity: 100,
         growth: Growth::Scaling(2),
         window: Window::Unbounded,
+        refresh: true,
     };
     let mut made: HashMap<String, ValkeyBloom> = HashMap::new();
     let mut replies: HashMap<String, Vec<bool>> = HashMap::new();

@@ -344,9 +344,10 @@ mod tests {
             capacity: 1000,
             growth: Growth::Fixed,
             window: Window::Count,
+            refresh: true,
         };
         let mut f = Sliding::new(&spec, 1, u64::MAX).unwrap();
-        f.add(b"item", 0, u64::MAX).unwrap();
+        f.add(b"item", 0, u64::MAX, true).unwrap();
         let k = u64::from(f.hashes());
         let slots = k + u64::from(f.generations());
         let good = SlidingHeader {

@@ -17,6 +17,7 @@ fn count_filter(error: f64, capacity: u64) -> Sliding {
         capacity,
         growth: Growth::Fixed,
         window: Window::Count,
+        refresh: true,
     };
     Sliding::new(&spec, 0x5eed, u64::MAX).unwrap()
 }
@@ -27,6 +28,7 @@ fn time_filter(error: f64, capacity: u64, seconds: u64, growth: Growth) -> Slidi
         capacity,
         growth,
         window: Window::Time { seconds },
+        refresh: true,
     };
     Sliding::new(&spec, 0x5eed, u64::MAX).unwrap()
 }
@@ -108,7 +110,7 @@ fn churn_count_window(error: f64, capacity: u64, adds: u64, probes: u64) {
     let (mut remembered, mut forgotten_trials) = (0, 0);
     for i in 0..adds {
         // An add answers Present for a false positive; it is set all the same.
-        assert!(f.add(&item("in", i), 0, u64::MAX).is_ok());
+        assert!(f.add(&item("in", i), 0, u64::MAX, true).is_ok());
         assert!(f.slices.len() <= most_slices);
         if (i + 1) % (capacity / 2) == 0 {
             // Zero false negatives inside the window.
@@ -167,10 +169,10 @@ fn count_window_forgets_exactly_after_window_plus_at_most_the_slack() {
     let generation = 1000u64.div_ceil(u64::from(f.generations));
     assert_eq!(slack, generation * u64::from(f.hashes));
     assert!(slack <= 250);
-    f.add(b"first", 0, u64::MAX).unwrap();
+    f.add(b"first", 0, u64::MAX, true).unwrap();
     let mut after = 0;
     while f.contains(b"first", 0) {
-        f.add(&item("x", after), 0, u64::MAX).unwrap();
+        f.add(&item("x", after), 0, u64::MAX, true).unwrap();
         after += 1;
     }
     // Present for at least the window, gone within window + slack.
@@ -182,7 +184,7 @@ fn batch_lookups_answer_exactly_as_single_ones() {
     let mut f = time_filter(0.05, 2000, 60, Growth::Scaling(2));
     let t0 = 2_000_000;
     for i in 0..20_000u64 {
-        f.add(&item("x", i), t0 + i * 5, u64::MAX).unwrap();
+        f.add(&item("x", i), t0 + i * 5, u64::MAX, true).unwrap();
     }
     let probes: Vec<Vec<u8>> = (0..30_000u64)
         .map(|i| item(if i % 3 == 0 { "never" } else { "x" }, i * 7 % 20_000))
@@ -216,6 +218,7 @@ fn batch_adds_do_exactly_what_single_adds_do() {
             capacity,
             growth,
             window,
+            refresh: true,
         };
         let mut one = Sliding::new(&spec, 9, u64::MAX).unwrap();
         let mut batch = one.clone();
@@ -229,9 +232,12 @@ fn batch_adds_do_exactly_what_single_adds_do() {
                     item("b", (state >> 33) % 2000)
                 })
                 .collect();
-            let singles: Vec<_> = items.iter().map(|it| one.add(it, now, 4 << 20)).collect();
+            let singles: Vec<_> = items
+                .iter()
+                .map(|it| one.add(it, now, 4 << 20, true))
+                .collect();
             let mut batched = Vec::new();
-            batch.add_many(items.iter().map(Vec::as_slice), now, 4 << 20, |r| {
+            batch.add_many(items.iter().map(Vec::as_slice), now, 4 << 20, true, |r| {
                 batched.push(r);
                 true
             });
@@ -244,12 +250,12 @@ fn batch_adds_do_exactly_what_single_adds_do() {
 #[test]
 fn re_adding_refreshes_an_item() {
     let mut f = count_filter(0.01, 1000);
-    f.add(b"keep", 0, u64::MAX).unwrap();
+    f.add(b"keep", 0, u64::MAX, true).unwrap();
     for i in 0..5000 {
         if i % 500 == 0 {
-            assert_eq!(f.add(b"keep", 0, u64::MAX), Ok(AddOutcome::Present));
+            assert_eq!(f.add(b"keep", 0, u64::MAX, true), Ok(AddOutcome::Present));
         }
-        f.add(&item("x", i), 0, u64::MAX).unwrap();
+        f.add(&item("x", i), 0, u64::MAX, true).unwrap();
     }
     assert!(f.contains(b"keep", 0));
     // Re-adds are not counted (nor are the few new items that read present).
@@ -266,7 +272,7 @@ fn time_window_keeps_the_window_and_forgets_after_the_slack() {
         let now = t0 + minute * 60_000;
         for j in 0..100 {
             let i = minute * 100 + j;
-            f.add(&item("t", i), now, u64::MAX).unwrap();
+            f.add(&item("t", i), now, u64::MAX, true).unwrap();
             added_at.push(now);
         }
         for (i, &at) in added_at.iter().enumerate() {
@@ -314,7 +320,7 @@ fn time_window_over_a_million_adds() {
     let total = 1_100_000u64;
     let (mut fp, mut trials, mut remembered, mut old_trials) = (0u64, 0u64, 0u64, 0u64);
     for i in 0..total {
-        f.add(&item("w", i), at(i), u64::MAX).unwrap();
+        f.add(&item("w", i), at(i), u64::MAX, true).unwrap();
         if (i + 1) % 50_000 == 0 {
             let now = at(i);
             // Every item of the last hour.
@@ -354,11 +360,11 @@ fn new_items_after_an_idle_spell_do_not_keep_old_ones_alive() {
     let old: Vec<Vec<u8>> = (0..300).map(|i| item("old", i)).collect();
     let young: Vec<Vec<u8>> = (0..300).map(|i| item("young", i)).collect();
     for it in &old {
-        f.add(it, t0, u64::MAX).unwrap();
+        f.add(it, t0, u64::MAX, true).unwrap();
     }
     // 50 minutes without adds, then a burst.
     for it in &young {
-        f.add(it, t0 + 50 * 60_000, u64::MAX).unwrap();
+        f.add(it, t0 + 50 * 60_000, u64::MAX, true).unwrap();
     }
     let past = t0 + HOUR + f.slack();
     let remembered = old.iter().filter(|it| f.contains(it, past)).count();
@@ -375,7 +381,7 @@ fn the_far_future_is_the_latest_clock_not_an_overflow() {
     // slice read as expired, so an item was missing right after its add.
     let mut f = time_filter(0.01, 100, 60, Growth::Scaling(2));
     for now in [MAX_CLOCK - 1, MAX_CLOCK, u64::MAX] {
-        f.add(b"late", now, u64::MAX).unwrap();
+        f.add(b"late", now, u64::MAX, true).unwrap();
         assert!(f.contains(b"late", now), "{now}");
         assert!(f.clock() >= MAX_CLOCK - 1 && f.clock() <= MAX_CLOCK);
     }
@@ -385,7 +391,7 @@ fn the_far_future_is_the_latest_clock_not_an_overflow() {
 fn reads_use_the_clock_and_never_write() {
     let mut f = time_filter(0.01, 1000, 60, Growth::Scaling(2));
     let t0 = 1_000_000;
-    f.add(b"a", t0, u64::MAX).unwrap();
+    f.add(b"a", t0, u64::MAX, true).unwrap();
     let before = f.clone();
     assert!(f.contains(b"a", t0 + 59_999));
     // Past the window plus the slack, a read treats the slices as gone, without dropping.
@@ -399,9 +405,9 @@ fn reads_use_the_clock_and_never_write() {
 fn a_clock_that_steps_back_neither_resurrects_nor_drops() {
     let mut f = time_filter(0.01, 1000, 60, Growth::Scaling(2));
     let t0 = 5_000_000;
-    f.add(b"old", t0, u64::MAX).unwrap();
+    f.add(b"old", t0, u64::MAX, true).unwrap();
     // A write two windows later forgets "old" (and drops its slices).
-    f.add(b"new", t0 + 120_000, u64::MAX).unwrap();
+    f.add(b"new", t0 + 120_000, u64::MAX, true).unwrap();
     assert!(!f.contains(b"old", t0 + 120_000));
     // The clock steps back an hour: "old" stays forgotten, "new" stays.
     let back = t0 + 120_000 - HOUR;
@@ -409,7 +415,7 @@ fn a_clock_that_steps_back_neither_resurrects_nor_drops() {
     assert!(f.contains(b"new", back));
     // An add at the stepped-back time is stamped at the filter's clock, so it lasts a
     // full window from there.
-    f.add(b"during", back, u64::MAX).unwrap();
+    f.add(b"during", back, u64::MAX, true).unwrap();
     assert_eq!(f.clock(), t0 + 120_000);
     assert!(f.contains(b"during", t0 + 120_000 + 59_999));
     assert!(f.contains(b"new", t0 + 120_000 + 59_999));
@@ -423,7 +429,8 @@ fn a_burst_grows_the_filter_holds_the_rate_and_shrinks_back() {
     let t0 = 10_000_000;
     // 20,000 items within one second: 20 times the capacity.
     for i in 0..20_000 {
-        f.add(&item("burst", i), t0 + i / 20, u64::MAX).unwrap();
+        f.add(&item("burst", i), t0 + i / 20, u64::MAX, true)
+            .unwrap();
     }
     let now = t0 + 1000;
     for i in 0..20_000 {
@@ -450,7 +457,7 @@ fn a_burst_grows_the_filter_holds_the_rate_and_shrinks_back() {
     assert_eq!(decoded, Filter::Sliding(f.clone()));
     // After the window the burst ages out: a light load brings it back to base slices.
     for minute in 2..6u64 {
-        f.add(&item("calm", minute), now + minute * 60_000, u64::MAX)
+        f.add(&item("calm", minute), now + minute * 60_000, u64::MAX, true)
             .unwrap();
     }
     assert!(f.bit_bytes() <= base, "{}", f.bit_bytes());
@@ -464,7 +471,7 @@ fn nonscaling_and_the_memory_limit_refuse_without_changing_anything() {
     let mut refused = None;
     for i in 0..10_000u64 {
         let before = f.clone();
-        match f.add(&item("x", i), t0, u64::MAX) {
+        match f.add(&item("x", i), t0, u64::MAX, true) {
             Ok(_) => {}
             Err(e) => {
                 assert_eq!(e, FilterError::WindowFull);
@@ -486,7 +493,7 @@ fn nonscaling_and_the_memory_limit_refuse_without_changing_anything() {
     let mut refused = false;
     for i in 0..100_000u64 {
         let before = g.clone();
-        if let Err(e) = g.add(&item("y", i), t0, limit) {
+        if let Err(e) = g.add(&item("y", i), t0, limit, true) {
             assert!(matches!(e, FilterError::TooLarge { .. }), "{e:?}");
             assert_eq!(g, before);
             refused = true;
@@ -501,7 +508,7 @@ fn filters_with_tiny_capacities_work() {
     for capacity in [1, 2, 3, 7] {
         let mut f = count_filter(0.01, capacity);
         for i in 0..100 {
-            f.add(&item("t", i), 0, u64::MAX).unwrap();
+            f.add(&item("t", i), 0, u64::MAX, true).unwrap();
             for j in (i + 1).saturating_sub(capacity)..=i {
                 assert!(f.contains(&item("t", j), 0), "{capacity} {j} {i}");
             }
@@ -534,4 +541,34 @@ fn a_scandump_header_past_the_limit_is_refused_before_its_ring_is_allocated() {
         filter_from_header(&h, 0, 1 << 30),
         Err(DumpError::TooLarge { .. })
     ));
+}
+
+/// A first-layout filter takes `NOREFRESH` per call: a held item's add answers `Present` and
+/// changes nothing, on both paths; an absent item is added.
+#[test]
+fn a_norefresh_call_leaves_held_items_as_they_were() {
+    let now = 1_700_000_000_000u64;
+    let mut f = time_filter(0.01, 1000, 3600, Growth::Scaling(2));
+    for i in 0..100 {
+        f.add(&item("in", i), now, u64::MAX, true).unwrap();
+    }
+    let before = f.clone();
+    let later = now + HOUR / 2;
+    assert_eq!(
+        f.add(&item("in", 5), later, u64::MAX, false),
+        Ok(AddOutcome::Present)
+    );
+    let held: Vec<Vec<u8>> = (0..100).map(|i| item("in", i)).collect();
+    f.add_many(
+        held.iter().map(Vec::as_slice),
+        later,
+        u64::MAX,
+        false,
+        |r| {
+            assert_eq!(r, Ok(AddOutcome::Present));
+            true
+        },
+    );
+    assert_eq!(f, before);
+    assert_eq!(f.add(b"new", later, u64::MAX, false), Ok(AddOutcome::Added));
 }

@@ -60,12 +60,13 @@ impl Sliding {
         items: impl ExactSizeIterator<Item = &'a [u8]>,
         now: u64,
         max_bytes: u64,
+        refresh: bool,
         mut outcome: impl FnMut(Result<AddOutcome, FilterError>) -> bool,
     ) {
         if items.len() < FEW {
             for item in items {
                 let h = self.hash(item);
-                if !outcome(self.add_hashed(&h, now, max_bytes)) {
+                if !outcome(self.add_hashed(&h, now, max_bytes, refresh)) {
                     return;
                 }
             }
@@ -105,7 +106,7 @@ impl Sliding {
                     || newest_run
                     || self.exists(h, first.max(self.slices.len().saturating_sub(2 * k - 1)));
                 at += 1;
-                if !outcome(self.apply(h, exists, newest_run, clock, max_bytes)) {
+                if !outcome(self.apply(h, exists, newest_run, clock, max_bytes, refresh)) {
                     return;
                 }
             }
@@ -114,15 +115,17 @@ impl Sliding {
 
     /// Adds one item at server time `now`. `Added` when it was absent; `Present` when it was
     /// found, in which case it is refreshed (set again in the newest slices) unless the newest
-    /// generation holds it already. A refused add changes nothing.
+    /// generation holds it already or `refresh` is false (`NOREFRESH`). A refused add changes
+    /// nothing.
     pub fn add(
         &mut self,
         item: &[u8],
         now: u64,
         max_bytes: u64,
+        refresh: bool,
     ) -> Result<AddOutcome, FilterError> {
         let h = self.hash(item);
-        self.add_hashed(&h, now, max_bytes)
+        self.add_hashed(&h, now, max_bytes, refresh)
     }
 
     fn add_hashed(
@@ -130,11 +133,13 @@ impl Sliding {
         h: &ItemHash,
         now: u64,
         max_bytes: u64,
+        refresh: bool,
     ) -> Result<AddOutcome, FilterError> {
         let clock = self.clock_at(now);
         // The lookup loads every line the insert then writes (the newest k slices are live).
         let exists = self.exists(h, self.first_live(clock));
-        self.apply(h, exists, exists && self.run_at(h, 0), clock, max_bytes)
+        let newest_run = exists && self.run_at(h, 0);
+        self.apply(h, exists, newest_run, clock, max_bytes, refresh)
     }
 
     /// The add of an item whose run was looked up: `exists` when it has one, `newest_run` when
@@ -146,7 +151,11 @@ impl Sliding {
         newest_run: bool,
         clock: u64,
         max_bytes: u64,
+        refresh: bool,
     ) -> Result<AddOutcome, FilterError> {
+        if exists && !refresh {
+            return Ok(AddOutcome::Present);
+        }
         if newest_run && self.next_shift(clock).is_none() {
             // In the newest generation already: nothing to refresh.
             return Ok(AddOutcome::Present);

@@ -1,7 +1,7 @@
 //! `BF.ADD key item`, `BF.MADD key item [item ...]`,
 //! `BF.INSERT key [CAPACITY n] [ERROR r] [EXPANSION n] [NOCREATE] [NONSCALING]
-//! [SLIDING | WINDOW s] [AT ms] ITEMS item ...`: the insert path, creating the filter (with the module defaults or INSERT's options) when
-//! the key is missing.
+//! [SLIDING | WINDOW s] [NOREFRESH] [AT ms] ITEMS item ...`: the insert path, creating the
+//! filter (with the module defaults or INSERT's options) when the key is missing.
 //!
 //! A write to a time window happens at a clock: the server's, or INSERT's `AT`. A write that
 //! moves the filter's clock is replicated as `BF.INSERT key NOCREATE AT <that clock> ITEMS
@@ -20,7 +20,7 @@ use crate::datatype::Stored;
 use crate::redis::{Args, Ctx, KeyContent, Word};
 use crate::stats::{self, Work};
 use rsbloom_core::bloom::args;
-use rsbloom_core::window::args::{at_refusal, insert_refusal};
+use rsbloom_core::window::args::{at_refusal, WindowWords};
 use rsbloom_core::{errors, AddOutcome, Filter, FilterError, FilterSpec, ValkeySpec, Window};
 
 pub fn add(ctx: &Ctx, a: &Args) {
@@ -33,7 +33,7 @@ pub fn add(ctx: &Ctx, a: &Args) {
         2,
         false,
         Some(NewFilter::Native(config::default_spec())),
-        (None, None),
+        WindowWords::default(),
         c"bf.add",
     );
 }
@@ -48,7 +48,7 @@ pub fn madd(ctx: &Ctx, a: &Args) {
         2,
         true,
         Some(NewFilter::Native(config::default_spec())),
-        (None, None),
+        WindowWords::default(),
         c"bf.madd",
     );
 }
@@ -75,15 +75,7 @@ pub fn insert(ctx: &Ctx, a: &Args) {
                 ))),
                 (spec, _) => spec.map(NewFilter::Native),
             };
-            add_items(
-                ctx,
-                a,
-                i.first_item,
-                true,
-                create,
-                (i.window, i.at),
-                c"bf.insert",
-            )
+            add_items(ctx, a, i.first_item, true, create, i.words, c"bf.insert")
         }
         Err(refusal) => refuse(ctx, refusal),
     }
@@ -102,25 +94,26 @@ fn random_valkey_seed() -> [u8; 32] {
 /// Adds `a[first..]` to the filter at `a[1]`, replying one result (or an array of them when
 /// `multi`). A missing key is created as `create_as` says (see [`create`]), or is `ERR not
 /// found` when `create_as` is None (INSERT's NOCREATE). A full NONSCALING filter ends the array
-/// with its error, as RedisBloom does. `(window, at)` are INSERT's window words: the window
-/// it asks for, which an existing filter must have, and the time a time window adds at (else
-/// the server's clock); words that cannot apply are refused before anything changes.
+/// with its error, as RedisBloom does. `words` are INSERT's window words: the window it asks
+/// for (which an existing filter must have), the time a time window adds at (else the
+/// server's clock) and NOREFRESH; words that cannot apply, and a client's AT outside the
+/// clock bounds, are refused before anything changes.
 fn add_items(
     ctx: &Ctx,
     a: &Args,
     first: usize,
     multi: bool,
     create_as: Option<NewFilter>,
-    (window, at): (Option<Window>, Option<u64>),
+    words: WindowWords,
     event: &std::ffi::CStr,
 ) {
     let mut key = ctx.open_key(a, 1, true);
     // The window words, then a client's AT against the clocks (a replayed one is the
     // primary's choice, taken as it is).
     let refused = |has: Option<Window>, clock: Option<u64>| {
-        let text = insert_refusal(window, at, has).or_else(|| match (at, has) {
+        let text = words.refusal(has).or_else(|| match (words.at, has) {
             (Some(at), Some(Window::Time { seconds })) if !ctx.is_replayed() => {
-                at_refusal(at, seconds, ctx.now_ms(), clock)
+                at_refusal(at, seconds, ctx.now_ms(), clock, config::at_tolerance())
             }
             _ => None,
         });
@@ -166,7 +159,7 @@ fn add_items(
     }
     let before = filter.gauges();
     let clock_before = filter.time_clock();
-    let now = match (at, clock_before) {
+    let now = match (words.at, clock_before) {
         (Some(at), _) => at,
         // Only a time window reads the clock (3% of a count window's BF.ADD server time, by perf).
         (None, None) => 0,
@@ -178,7 +171,7 @@ fn add_items(
     // Argument indexes of the items refused: rare, so no allocation on the usual path.
     let mut refused = Vec::new();
     let items = (first..a.len()).map(|i| a.get(i));
-    filter.add_many(items, now, limit, |result| {
+    filter.add_many(items, now, limit, !words.norefresh, |result| {
         let at = first + replied;
         replied += 1;
         match result {
@@ -208,23 +201,32 @@ fn add_items(
     let clock = filter
         .time_clock()
         .filter(|&after| Some(after) != clock_before);
-    replicate_applied(ctx, a, first..first + replied, &refused, clock);
+    replicate_applied(
+        ctx,
+        a,
+        first..first + replied,
+        &refused,
+        clock,
+        words.norefresh,
+    );
     ctx.notify(event, a, 1);
 }
 
 /// Replicates what an add applied. When every item was taken, the command as received. When
-/// some were refused (a full NONSCALING filter, the memory limit), `BF.MADD key` with the
-/// items that were taken, in order, or nothing when none was: a replica or an AOF replay then
-/// applies the same changes and never meets the error, which Redis would count as a
-/// propagation error (`propagation-error-behavior`). A refused item changed nothing, so
-/// leaving it out changes no other item's outcome. A time window's write that moved its clock
-/// is `BF.INSERT key NOCREATE AT clock ITEMS <taken>`, with the `clock` it happened at.
+/// some were refused (a full NONSCALING filter, the memory limit), the items that were taken,
+/// in order, or nothing when none was: a replica or an AOF replay then applies the same
+/// changes and never meets the error, which Redis would count as a propagation error
+/// (`propagation-error-behavior`). A refused item changed nothing, so leaving it out changes
+/// no other item's outcome. Those items go as `BF.MADD key …`, or as `BF.INSERT key NOCREATE
+/// [NOREFRESH] [AT clock] ITEMS …` when the call was `NOREFRESH` or its write moved a time
+/// window's `clock` (the time it happened at).
 fn replicate_applied(
     ctx: &Ctx,
     a: &Args,
     handled: std::ops::Range<usize>,
     refused: &[usize],
     clock: Option<u64>,
+    norefresh: bool,
 ) {
     if clock.is_none() && refused.is_empty() && handled.end == a.len() {
         return ctx.replicate_verbatim();
@@ -239,21 +241,19 @@ fn replicate_applied(
         return;
     }
     let key = std::iter::once(Word::Arg(1));
-    match clock {
-        None => {
-            let argv: Vec<Word> = key.chain(taken).collect();
-            ctx.replicate(c"BF.MADD", a, &argv);
-        }
-        Some(clock) => {
-            let clock = clock.to_string();
-            let options = [
-                Word::Text("NOCREATE"),
-                Word::Text("AT"),
-                Word::Text(&clock),
-                Word::Text("ITEMS"),
-            ];
-            let argv: Vec<Word> = key.chain(options).chain(taken).collect();
-            ctx.replicate(c"BF.INSERT", a, &argv);
-        }
+    if clock.is_none() && !norefresh {
+        let argv: Vec<Word> = key.chain(taken).collect();
+        return ctx.replicate(c"BF.MADD", a, &argv);
     }
+    let clock = clock.map(|c| c.to_string());
+    let mut options = vec![Word::Text("NOCREATE")];
+    if norefresh {
+        options.push(Word::Text("NOREFRESH"));
+    }
+    if let Some(clock) = &clock {
+        options.extend([Word::Text("AT"), Word::Text(clock)]);
+    }
+    options.push(Word::Text("ITEMS"));
+    let argv: Vec<Word> = key.chain(options).chain(taken).collect();
+    ctx.replicate(c"BF.INSERT", a, &argv);
 }

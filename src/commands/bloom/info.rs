@@ -96,6 +96,8 @@ struct WindowView {
     live: u64,
     items: u64,
     hashes: u32,
+    /// Whether adds refresh held items (false: `NOREFRESH`).
+    refresh: bool,
 }
 
 impl WindowView {
@@ -110,6 +112,7 @@ impl WindowView {
                 live: live_slices(s, now),
                 items: s.card(now),
                 hashes: s.hashes(),
+                refresh: true,
             }),
             Filter::Rotating(r) => Some(WindowView::rotating(r, now)),
         }
@@ -124,19 +127,21 @@ impl WindowView {
             live: r.live_generations(now),
             items: r.card(now),
             hashes: r.hashes(),
+            refresh: r.refresh(),
         }
     }
 }
 
 /// `BF.INFO key WINDOW`: a map (flat pairs in RESP2) of the window, its unit, the slack in that
 /// unit, the live slices (or generations), the items inside the window, the bits each item
-/// sets, and the layout (`rotating`, or `age-partitioned` for a filter of the first layout).
+/// sets, the layout (`rotating`, or `age-partitioned` for a filter of the first layout), and
+/// what an add of a held item does (`Adds`: `refresh`, or `norefresh` in that mode).
 fn reply_window(ctx: &Ctx, w: &WindowView) {
     let (unit, window, slack) = match w.kind {
         Window::Count | Window::Unbounded => (c"items", w.window, w.slack),
         Window::Time { .. } => (c"seconds", w.window / 1000, w.slack.div_ceil(1000)),
     };
-    ctx.reply_map(7);
+    ctx.reply_map(8);
     ctx.reply_simple_string(c"Window");
     ctx.reply_integer(saturate(window));
     ctx.reply_simple_string(c"Unit");
@@ -151,6 +156,8 @@ fn reply_window(ctx: &Ctx, w: &WindowView) {
     ctx.reply_integer(i64::from(w.hashes));
     ctx.reply_simple_string(c"Layout");
     ctx.reply_simple_string(w.layout);
+    ctx.reply_simple_string(c"Adds");
+    ctx.reply_simple_string(if w.refresh { c"refresh" } else { c"norefresh" });
 }
 
 fn saturate(n: u64) -> i64 {

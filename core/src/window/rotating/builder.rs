@@ -40,6 +40,9 @@ pub struct RotatingHeader {
     pub clock: u64,
     /// Items added since creation.
     pub added: u64,
+    /// Whether adds refresh held items (false: `NOREFRESH`, its own flag in both formats;
+    /// data saved before the mode existed loads as refreshing).
+    pub refresh: bool,
 }
 
 impl RotatingHeader {
@@ -65,6 +68,7 @@ impl RotatingHeader {
             },
             clock: f.clock,
             added: f.added,
+            refresh: f.refresh,
         }
     }
 
@@ -192,6 +196,7 @@ impl RotatingBuilder {
                 blocks: h.blocks,
                 generation_items: h.generation_items,
                 growth,
+                refresh: h.refresh,
                 clock: h.clock,
                 added: h.added,
                 slots: Vec::with_capacity(r as usize + 1),

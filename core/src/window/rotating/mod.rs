@@ -213,6 +213,8 @@ pub struct Rotating {
     pub(crate) generation_items: u64,
     /// How a time window grows in a burst (`Fixed` for a count window).
     pub(crate) growth: Growth,
+    /// Whether an add of an item the window holds refreshes it (false: `NOREFRESH`).
+    pub(crate) refresh: bool,
     /// Inserts so far (count window), or the latest write's Unix ms (time window).
     pub(crate) clock: u64,
     /// Items added (not re-added) since creation: the module's item gauge.
@@ -275,6 +277,7 @@ impl Rotating {
             blocks,
             generation_items,
             growth,
+            refresh: spec.refresh,
             clock: 0,
             added: 0,
             slots: (0..=r).map(|_| Slot::empty()).collect(),
@@ -341,6 +344,11 @@ impl Rotating {
         self.growth
     }
 
+    /// Whether an add of an item the window holds refreshes it (false: the `NOREFRESH` mode).
+    pub fn refresh(&self) -> bool {
+        self.refresh
+    }
+
     /// Inserts so far (count window), or the latest write's Unix ms (time window).
     pub fn clock(&self) -> u64 {
         self.clock
@@ -390,28 +398,22 @@ impl Rotating {
         u64::from(self.live_mask(newest).count_ones())
     }
 
-    /// Items added inside the window at `now` (BF.CARD): for a count window, the last
-    /// `capacity` inserts (every insert counts, a re-add that refreshed an item too); for a
-    /// time window, the live generations' counts, the oldest in proportion to the share of its
-    /// span still inside the window.
+    /// Items the window holds at `now` (BF.CARD): for a count window, the last `capacity`
+    /// inserts (every insert counts, a re-add that refreshed an item too); for a time window,
+    /// the items of its live generations, the ones it still answers for. That count changes
+    /// only with a write or when a generation leaves, the moments caching clients are told
+    /// of ([`Rotating::next_forget`]), so a cached count is never stale. (Counting the
+    /// oldest generation in proportion to its share still inside the window made the count
+    /// fall with every millisecond, unseen by a client's cache.)
     pub fn card(&self, now: u64) -> u64 {
         let clock = self.clock_at(now);
         match self.kind {
             Window::Count | Window::Unbounded => clock.min(self.capacity),
             Window::Time { .. } => {
-                let newest = self.generation_at(clock);
-                let start = clock.saturating_sub(self.window);
-                let live = self.live_mask(newest);
-                let sum: f64 = (0..self.slots.len())
+                let live = self.live_mask(self.generation_at(clock));
+                (0..self.slots.len())
                     .filter(|&s| live & 1 << s != 0)
-                    .map(|s| {
-                        let slot = &self.slots[s];
-                        let end = slot.generation.saturating_add(1).saturating_mul(self.span);
-                        let inside = end.saturating_sub(start).min(self.span);
-                        slot.count() as f64 * inside as f64 / self.span as f64
-                    })
-                    .sum();
-                sum.round() as u64
+                    .fold(0u64, |sum, s| sum.saturating_add(self.slots[s].count()))
             }
         }
     }
@@ -451,14 +453,21 @@ impl Rotating {
         })
     }
 
-    /// Takes back the promise of a signal at `at`, when it is this filter's (the signal is
-    /// being sent), so that the next reader asks for the next one; false when this filter was
-    /// not promised one then (a key replaced since).
+    /// Takes back the promise of a signal at `at` (the signal is being sent), so that the next
+    /// reader asks for the next one. True when the signal is owed: this filter was promised one
+    /// then, or a later one (a read after `at` but before the signal went noted the next
+    /// moment, and `at`'s signal is owed all the same: without it, a count read before `at`
+    /// stayed cached after its generation left). False when it was promised none (a key
+    /// replaced since, whose readers the write told).
     pub fn unwatch(&self, at: u64) -> bool {
-        self.watch
+        match self
+            .watch
             .0
             .compare_exchange(at, 0, Ordering::Relaxed, Ordering::Relaxed)
-            .is_ok()
+        {
+            Ok(_) => true,
+            Err(noted) => noted > at,
+        }
     }
 
     /// Every bit array, as the formats store them: the interleaved base arrays, then each

@@ -2,7 +2,7 @@
 
 use crate::codec::{read_pieces, write_pieces, DecodeError, FieldReader, FieldWriter};
 use crate::lines;
-use crate::rdb::{FLAG_ROTATING, FLAG_WINDOW};
+use crate::rdb::{FLAG_NOREFRESH, FLAG_ROTATING, FLAG_WINDOW};
 use crate::window::rotating::builder::{ExtraHeader, RotatingBuilder, RotatingHeader, SlotHeader};
 use crate::window::rotating::Rotating;
 
@@ -11,7 +11,8 @@ use crate::window::rotating::Rotating;
 pub fn encode(f: &Rotating, w: &mut impl FieldWriter) {
     let h = RotatingHeader::of(f);
     w.unsigned(h.added);
-    w.unsigned(FLAG_WINDOW | FLAG_ROTATING);
+    let mode = if h.refresh { 0 } else { FLAG_NOREFRESH };
+    w.unsigned(FLAG_WINDOW | FLAG_ROTATING | mode);
     w.unsigned(h.kind);
     w.unsigned(h.seed);
     w.double(h.error);
@@ -44,9 +45,13 @@ pub fn encode(f: &Rotating, w: &mut impl FieldWriter) {
     }
 }
 
-/// Reads a rotating window filter after its added count and flags, validating every field
-/// before it allocates or trusts it.
-pub fn decode(r: &mut impl FieldReader, added: u64) -> Result<Rotating, DecodeError> {
+/// Reads a rotating window filter after its added count and flags (`refresh`: without the
+/// `NOREFRESH` flag), validating every field before it allocates or trusts it.
+pub fn decode(
+    r: &mut impl FieldReader,
+    added: u64,
+    refresh: bool,
+) -> Result<Rotating, DecodeError> {
     let kind = r.unsigned()?;
     let seed = r.unsigned()?;
     let error = r.double()?;
@@ -65,6 +70,7 @@ pub fn decode(r: &mut impl FieldReader, added: u64) -> Result<Rotating, DecodeEr
         expansion: next()?,
         clock: next()?,
         added,
+        refresh,
     };
     let mut builder = RotatingBuilder::new(header)?;
     read_pieces(r, builder.base())?;

@@ -1,7 +1,7 @@
 //! A rotating window filter's SCANDUMP header (the layout is in [`crate::scandump`]).
 
 use crate::codec::DecodeError;
-use crate::scandump::{check_limit, DumpError, Fields, COMMON_HEADER, OPT_ROTATING};
+use crate::scandump::{check_limit, DumpError, Fields, COMMON_HEADER, OPT_NOREFRESH, OPT_ROTATING};
 use crate::window::rotating::builder::{ExtraHeader, RotatingBuilder, RotatingHeader, SlotHeader};
 use crate::window::rotating::design::MAX_GENERATIONS;
 use crate::window::rotating::Rotating;
@@ -25,7 +25,8 @@ pub fn header(f: &Rotating) -> Vec<u8> {
         Vec::with_capacity(COMMON_HEADER + FIELDS + SLOT * f.slots().len() + EXTRA * extras);
     out.extend_from_slice(&h.added.to_le_bytes());
     out.extend_from_slice(&(1 + extras as u32).to_le_bytes());
-    out.extend_from_slice(&OPTIONS.to_le_bytes());
+    let mode = if h.refresh { 0 } else { OPT_NOREFRESH };
+    out.extend_from_slice(&(OPTIONS | mode).to_le_bytes());
     out.extend_from_slice(&(h.expansion as u32).to_le_bytes());
     out.push(h.kind as u8);
     out.extend_from_slice(&h.seed.to_le_bytes());
@@ -55,13 +56,15 @@ pub fn header(f: &Rotating) -> Vec<u8> {
     out
 }
 
-/// The filter a header describes, its bits zeroed, after the first 20 bytes: refused before
+/// The filter a header describes (`refresh`: without [`OPT_NOREFRESH`]), its bits zeroed, after
+/// the first 20 bytes: refused before
 /// anything is allocated when the length does not match or the arrays pass `max_bytes`.
 pub(crate) fn from_header(
     mut f: Fields,
     added: u64,
     arrays: u32,
     expansion: u32,
+    refresh: bool,
     max_bytes: u64,
 ) -> Result<Rotating, DumpError> {
     let length = DumpError::from(DecodeError::HeaderLength);
@@ -94,6 +97,7 @@ pub(crate) fn from_header(
         expansion: u64::from(expansion),
         clock,
         added,
+        refresh,
     };
     let mut slots = Vec::new();
     let mut needed = header.base_bytes();

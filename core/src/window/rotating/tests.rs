@@ -17,6 +17,7 @@ fn count_filter(error: f64, capacity: u64) -> Rotating {
         capacity,
         growth: Growth::Fixed,
         window: Window::Count,
+        refresh: true,
     };
     Rotating::new(&spec, 0x5eed, u64::MAX).unwrap()
 }
@@ -27,8 +28,38 @@ fn time_filter(error: f64, capacity: u64, seconds: u64, growth: Growth) -> Rotat
         capacity,
         growth,
         window: Window::Time { seconds },
+        refresh: true,
     };
     Rotating::new(&spec, 0x5eed, u64::MAX).unwrap()
+}
+
+/// A week's time window at 1% for 10,000 items, refreshing or in the `NOREFRESH` mode.
+fn week_filter(refresh: bool) -> Rotating {
+    let spec = FilterSpec {
+        error: 0.01,
+        capacity: 10_000,
+        growth: Growth::Scaling(2),
+        window: Window::Time {
+            seconds: WEEK / 1000,
+        },
+        refresh,
+    };
+    Rotating::new(&spec, 0x5eed, u64::MAX).unwrap()
+}
+
+const HOUR: u64 = 3_600_000;
+const DAY: u64 = 24 * HOUR;
+const WEEK: u64 = 7 * DAY;
+
+/// The days (from 0) on which a crawler that meets a URL every day and fetches it when the
+/// filter's add answers "added" fetches it, over `days`, the adds made at noon by `add`.
+fn fetch_days(days: u64, mut add: impl FnMut(&[u8], u64) -> AddOutcome) -> Vec<u64> {
+    let start = 1_700_000_000_000u64;
+    (0..days)
+        .filter(|day| {
+            add(b"https://example.com/daily", start + day * DAY + 12 * HOUR) == AddOutcome::Added
+        })
+        .collect()
 }
 
 fn item(tag: &str, i: u64) -> Vec<u8> {
@@ -59,7 +90,7 @@ fn sweep_count_window(error: f64, capacity: u64, adds: u64, probes: u64) {
     let (mut worst_hits, mut worst_trials) = (0, 0);
     let (mut stale_hits, mut stale_trials) = (0, 0);
     for i in 0..adds {
-        f.add(&item("in", i), 0, u64::MAX).unwrap();
+        f.add(&item("in", i), 0, u64::MAX, true).unwrap();
         let n = i + 1;
         let at_worst = n % g == g - 1;
         if at_worst || n % g == g / 2 {
@@ -128,7 +159,7 @@ fn memory_and_slack_meet_the_targets() {
 fn a_full_count_window_counts_its_capacity() {
     let mut f = count_filter(0.01, 10_000);
     for i in 0..25_000 {
-        f.add(&item("in", i), 0, u64::MAX).unwrap();
+        f.add(&item("in", i), 0, u64::MAX, true).unwrap();
         // Below capacity: every add counts but one that was a false positive in the newest
         // generation (it wrote nothing).
         let card = f.card(0);
@@ -140,13 +171,13 @@ fn a_full_count_window_counts_its_capacity() {
 #[test]
 fn re_adding_refreshes_an_item_and_answers_present() {
     let mut f = count_filter(0.01, 1000);
-    assert_eq!(f.add(b"kept", 0, u64::MAX), Ok(AddOutcome::Added));
-    assert_eq!(f.add(b"kept", 0, u64::MAX), Ok(AddOutcome::Present));
+    assert_eq!(f.add(b"kept", 0, u64::MAX, true), Ok(AddOutcome::Added));
+    assert_eq!(f.add(b"kept", 0, u64::MAX, true), Ok(AddOutcome::Present));
     let clock = f.clock();
     for i in 0..5000 {
-        f.add(&item("in", i), 0, u64::MAX).unwrap();
+        f.add(&item("in", i), 0, u64::MAX, true).unwrap();
         if i % 500 == 0 {
-            f.add(b"kept", 0, u64::MAX).unwrap();
+            f.add(b"kept", 0, u64::MAX, true).unwrap();
         }
     }
     assert!(f.contains(b"kept", 0));
@@ -154,15 +185,60 @@ fn re_adding_refreshes_an_item_and_answers_present() {
     assert_eq!(clock, 1);
 }
 
+/// The re-fetch schedule: with `NOREFRESH` (the filter's mode, or the call's), a URL met
+/// every day is due on day 0 and again once the window and part of the slack have passed
+/// (7 to 8 days after its fetch), every time; a refreshing window keeps it forever.
+#[test]
+fn norefresh_makes_a_daily_url_due_again_after_a_week() {
+    let mut mode = week_filter(false);
+    let schedule = fetch_days(40, |url, now| mode.add(url, now, u64::MAX, true).unwrap());
+    for pair in schedule.windows(2) {
+        let gap = pair[1] - pair[0];
+        assert!((7..=8).contains(&gap), "{schedule:?}");
+    }
+    assert_eq!(schedule[0], 0);
+    assert!(schedule.len() >= 5, "{schedule:?}");
+    let mut call = week_filter(true);
+    let by_call = fetch_days(40, |url, now| call.add(url, now, u64::MAX, false).unwrap());
+    assert_eq!(by_call, schedule);
+    let mut refreshing = week_filter(true);
+    let never = fetch_days(40, |url, now| {
+        refreshing.add(url, now, u64::MAX, true).unwrap()
+    });
+    assert_eq!(never, [0]);
+}
+
+/// A non-refreshing add of a held item changes nothing: no bit, no count, no clock.
+#[test]
+fn a_norefresh_add_of_a_held_item_changes_nothing() {
+    let now = 1_700_000_000_000u64;
+    for mut f in [week_filter(false), count_filter(0.01, 1000)] {
+        f.refresh = false;
+        assert_eq!(f.add(b"x", now, u64::MAX, true), Ok(AddOutcome::Added));
+        let before = f.clone();
+        assert_eq!(
+            f.add(b"x", now + DAY, u64::MAX, true),
+            Ok(AddOutcome::Present)
+        );
+        let items: Vec<&[u8]> = vec![b"x"; 40];
+        f.add_many(items.into_iter(), now + 2 * DAY, u64::MAX, true, |r| {
+            assert_eq!(r, Ok(AddOutcome::Present));
+            true
+        });
+        assert_eq!(f, before);
+    }
+}
+
 #[test]
 fn time_window_keeps_the_window_and_forgets_after_the_slack() {
     let mut f = time_filter(0.01, 10_000, 10, Growth::Scaling(2));
     let start = 1_700_000_000_000u64;
     for i in 0..1000 {
-        f.add(&item("old", i), start + i, u64::MAX).unwrap();
+        f.add(&item("old", i), start + i, u64::MAX, true).unwrap();
     }
     for ms in (0..10_000).step_by(500) {
-        f.add(&item("tick", ms), start + ms, u64::MAX).unwrap();
+        f.add(&item("tick", ms), start + ms, u64::MAX, true)
+            .unwrap();
         assert!((0..1000).all(|i| f.contains(&item("old", i), start + ms)));
     }
     let gone = start + 1000 + 10_000 + f.slack();
@@ -186,7 +262,7 @@ fn time_window_at_its_capacity_holds_the_rate_and_its_memory() {
     let (mut hits, mut trials) = (0, 0);
     for i in 0..3 * capacity {
         let now = start + i * step / 1000;
-        f.add(&item("in", i), now, u64::MAX).unwrap();
+        f.add(&item("in", i), now, u64::MAX, true).unwrap();
         if (i + 1) % (capacity / 4) == 0 {
             let h = false_positives(&f, &format!("never{i}"), 40_000, now);
             assert!(h as f64 / 40_000.0 <= bound(0.01, 40_000), "{h} after {i}");
@@ -218,7 +294,8 @@ fn burst(times: u64) -> (u64, u64, u64) {
         let rate = if ms < 2 * window { times } else { 1 };
         let per_step = capacity * rate * 100 / window;
         for _ in 0..per_step {
-            f.add(&item("in", added), start + ms, u64::MAX).unwrap();
+            f.add(&item("in", added), start + ms, u64::MAX, true)
+                .unwrap();
             added += 1;
         }
         peak = peak.max(f.memory_usage());
@@ -260,7 +337,7 @@ fn nonscaling_time_window_refuses_without_changing_anything() {
     let now = 1_700_000_000_000u64;
     let mut i = 0;
     let refused = loop {
-        match f.add(&item("in", i), now, u64::MAX) {
+        match f.add(&item("in", i), now, u64::MAX, true) {
             Ok(_) => i += 1,
             Err(e) => break e,
         }
@@ -270,10 +347,13 @@ fn nonscaling_time_window_refuses_without_changing_anything() {
     // as much as its fixed memory holds at the rate.
     assert!(i >= f.generation_items, "took only {i}");
     let before = f.clone();
-    assert_eq!(f.add(b"more", now, u64::MAX), Err(FilterError::WindowFull));
+    assert_eq!(
+        f.add(b"more", now, u64::MAX, true),
+        Err(FilterError::WindowFull)
+    );
     assert_eq!(f, before);
     // A window later, it takes items again.
-    assert!(f.add(b"more", now + 11_000, u64::MAX).is_ok());
+    assert!(f.add(b"more", now + 11_000, u64::MAX, true).is_ok());
 }
 
 #[test]
@@ -283,7 +363,7 @@ fn the_memory_limit_refuses_a_burst_without_changing_anything() {
     let now = 1_700_000_000_000u64;
     let mut i = 0;
     let refused = loop {
-        match f.add(&item("in", i), now, limit) {
+        match f.add(&item("in", i), now, limit, true) {
             Ok(_) => i += 1,
             Err(e) => break e,
         }
@@ -293,7 +373,7 @@ fn the_memory_limit_refuses_a_burst_without_changing_anything() {
         "{refused:?}"
     );
     let before = f.clone();
-    assert!(f.add(b"more", now, limit).is_err());
+    assert!(f.add(b"more", now, limit, true).is_err());
     assert_eq!(f, before);
 }
 
@@ -301,10 +381,10 @@ fn the_memory_limit_refuses_a_burst_without_changing_anything() {
 fn a_clock_far_ahead_forgets_everything_and_the_filter_goes_on() {
     let mut f = time_filter(0.01, 1000, 10, Growth::Scaling(2));
     let now = 1_700_000_000_000u64;
-    f.add(b"a", now, u64::MAX).unwrap();
+    f.add(b"a", now, u64::MAX, true).unwrap();
     let far = now + 1_000_000_000;
     assert!(!f.contains(b"a", far));
-    assert_eq!(f.add(b"b", far, u64::MAX), Ok(AddOutcome::Added));
+    assert_eq!(f.add(b"b", far, u64::MAX, true), Ok(AddOutcome::Added));
     assert!(f.contains(b"b", far));
     // A read at an earlier server time sees the filter's clock: nothing comes back.
     assert!(!f.contains(b"a", now));
@@ -319,9 +399,12 @@ fn batch_paths_answer_exactly_as_single_ones() {
     let items: Vec<Vec<u8>> = (0..40_000).map(|i| item("in", i % 30_000)).collect();
     for (round, chunk) in items.chunks(1000).enumerate() {
         let at = now + round as u64 * 700;
-        let want: Vec<_> = chunk.iter().map(|i| single.add(i, at, u64::MAX)).collect();
+        let want: Vec<_> = chunk
+            .iter()
+            .map(|i| single.add(i, at, u64::MAX, true))
+            .collect();
         let mut got = Vec::new();
-        batch.add_many(chunk.iter().map(|i| &i[..]), at, u64::MAX, |r| {
+        batch.add_many(chunk.iter().map(|i| &i[..]), at, u64::MAX, true, |r| {
             got.push(r);
             true
         });
@@ -341,7 +424,7 @@ fn both_formats_round_trip_with_extras() {
     let mut f = time_filter(0.01, 2000, 10, Growth::Scaling(2));
     let now = 1_700_000_000_000u64;
     for i in 0..9000 {
-        f.add(&item("in", i), now + i / 3, u64::MAX).unwrap();
+        f.add(&item("in", i), now + i / 3, u64::MAX, true).unwrap();
     }
     assert!(f.has_extras);
     let filter = Filter::Rotating(f);
@@ -356,6 +439,21 @@ fn both_formats_round_trip_with_extras() {
         scandump::load_chunk(&mut copy, next, data).unwrap();
     }
     assert_eq!(copy, filter);
+    // The NOREFRESH mode travels in both.
+    let Filter::Rotating(mut quiet) = filter.clone() else {
+        unreachable!()
+    };
+    quiet.refresh = false;
+    let quiet = Filter::Rotating(quiet);
+    let mut fields: Vec<Field> = Vec::new();
+    rdb::encode(&quiet, &mut fields);
+    assert_eq!(rdb::decode(&mut FieldSlice(&fields)).unwrap(), quiet);
+    let mut copy = scandump::filter_from_header(&scandump::header(&quiet), 0, u64::MAX).unwrap();
+    for (next, data) in scandump::chunks(&quiet) {
+        scandump::load_chunk(&mut copy, next, data).unwrap();
+    }
+    assert_eq!(copy, quiet);
+    assert_ne!(copy, filter);
     // The per-filter limit refuses the header before allocating.
     let refused = scandump::filter_from_header(&header, 0, 1000);
     assert!(matches!(refused, Err(scandump::DumpError::TooLarge { .. })));
@@ -365,7 +463,7 @@ fn both_formats_round_trip_with_extras() {
 fn every_truncation_of_a_header_is_refused() {
     let mut f = time_filter(0.01, 2000, 10, Growth::Scaling(2));
     for i in 0..9000 {
-        f.add(&item("in", i), 1_700_000_000_000 + i / 3, u64::MAX)
+        f.add(&item("in", i), 1_700_000_000_000 + i / 3, u64::MAX, true)
             .unwrap();
     }
     let header = scandump::header(&Filter::Rotating(f));

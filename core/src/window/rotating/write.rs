@@ -39,16 +39,18 @@ struct Plan {
 
 impl Rotating {
     /// Adds one item at server time `now`: `Added` when no live generation held it, `Present`
-    /// when one did (it is then set again in the newest generation, unless that one holds it,
-    /// so it stays a full window). A refused add changes nothing.
+    /// when one did. A present item is then set again in the newest generation (unless that
+    /// one holds it), so it stays a full window, when `refresh` and the filter's mode both
+    /// say so; else it stays as it was. A refused add changes nothing.
     pub fn add(
         &mut self,
         item: &[u8],
         now: u64,
         max_bytes: u64,
+        refresh: bool,
     ) -> Result<AddOutcome, FilterError> {
         let h = self.hash(item);
-        self.add_hashed(&h, now, max_bytes)
+        self.add_hashed(&h, now, max_bytes, refresh && self.refresh)
     }
 
     /// Adds items in order at server time `now`, each hashed and its lines requested
@@ -58,8 +60,10 @@ impl Rotating {
         items: impl ExactSizeIterator<Item = &'a [u8]>,
         now: u64,
         max_bytes: u64,
+        refresh: bool,
         mut outcome: impl FnMut(Result<AddOutcome, FilterError>) -> bool,
     ) {
+        let refresh = refresh && self.refresh;
         each_ahead::<_, ItemHash, DEPTH>(
             self,
             items,
@@ -68,7 +72,7 @@ impl Rotating {
                 f.prefetch(&h);
                 h
             },
-            |f, h| outcome(f.add_hashed(&h, now, max_bytes)),
+            |f, h| outcome(f.add_hashed(&h, now, max_bytes, refresh)),
         );
     }
 
@@ -77,6 +81,7 @@ impl Rotating {
         h: &ItemHash,
         now: u64,
         max_bytes: u64,
+        refresh: bool,
     ) -> Result<AddOutcome, FilterError> {
         let clock = self.clock_at(now);
         let generation = self.generation_at(clock);
@@ -89,6 +94,10 @@ impl Rotating {
         }
         let live = self.live_mask(generation);
         let found = self.holds_probe(&probe, h, live);
+        if found && !refresh {
+            // NOREFRESH: no bit, no count, no clock moves.
+            return Ok(AddOutcome::Present);
+        }
         let plan = self.plan(slot, generation, started, live, max_bytes)?;
         self.apply(plan, h, &probe);
         self.clock = match self.kind {
