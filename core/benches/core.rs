@@ -245,7 +245,7 @@ fn window_benches(c: &mut Criterion) {
     let present = items(b"https://example.com/", 1_000_000);
     for (i, item) in present.iter().enumerate() {
         window
-            .add(item, start + i as u64 * 3600, u64::MAX)
+            .add(item, start + i as u64 * 3600, u64::MAX, true)
             .expect("add");
     }
     let now = start + 3_600_000_000;

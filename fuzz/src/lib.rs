@@ -246,7 +246,9 @@ fn reads_and_writes_at_any_clock(mut grown: Filter, clock: u64, window: u64, lim
         grown.contains_many(std::iter::once(&item[..]), now, |_| {});
         let _ = grown.card(now);
         let mut added = false;
-        grown.add_many(std::iter::once(&item[..]), now, limit, |r| {
+        // Every other clock adds without refreshing (NOREFRESH): a held item stays as it was.
+        let refresh = i % 2 == 0;
+        grown.add_many(std::iter::once(&item[..]), now, limit, refresh, |r| {
             added = r.is_ok();
             true
         });

@@ -185,7 +185,7 @@ pub fn insert(argv: &[&[u8]], defaults: FilterSpec, replayed: bool) -> Result<In
     while i < argv.len() {
         let token = argv[i];
         if replayed && (is(token, "TIGHTENING") || is(token, "SEED")) {
-            o.valkey_option(token, *argv.get(i + 1).ok_or(Refusal::Arity)?)?;
+            o.valkey_option(token, argv.get(i + 1).ok_or(Refusal::Arity)?)?;
             i += 2;
             continue;
         }
@@ -209,7 +209,7 @@ pub fn insert(argv: &[&[u8]], defaults: FilterSpec, replayed: bool) -> Result<In
         };
         if option.takes_value() {
             // An option that is the last argument has no value.
-            o.set_value(option, *argv.get(i + 1).ok_or(Refusal::Arity)?, replayed)?;
+            o.set_value(option, argv.get(i + 1).ok_or(Refusal::Arity)?, replayed)?;
             i += 1;
         } else {
             o.set_flag(option, replayed)?;
