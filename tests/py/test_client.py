@@ -92,9 +92,9 @@ def test_create(r):
     assert (i.capacity, i.filterNum, i.insertedNum, i.expansionRate) == (100, 1, 0, 4)
     assert info(r, "bloom_e").expansionRate == 1
     assert info(r, "bloom_ns").expansionRate is None
-    # As in RedisBloom, the first EXPANSION counts and a repeated one is ignored.
-    assert r.execute_command("BF.RESERVE", "bloom_x", 0.01, 100, "EXPANSION", 10, "EXPANSION") is True
-    assert info(r, "bloom_x").expansionRate == 10
+    # RedisBloom takes the first of two EXPANSIONs; rsbloom refuses an option given twice.
+    raises("EXPANSION is given twice", r.execute_command, "BF.RESERVE", "bloom_x", 0.01, 100, "EXPANSION", 10, "EXPANSION")
+    assert r.exists("bloom_x") == 0
 
 
 def test_create_errors(r):

@@ -12,6 +12,9 @@ or skipped:
       refuse it before looking at the data.
   (b) BF.EXISTS/BF.MEXISTS on a key of another type: rsbloom WRONGTYPE, RedisBloom 0.
   (c) unknown trailing arguments to BF.RESERVE: rsbloom refuses them, RedisBloom ignores them.
+  (d) a BF.INSERT word RedisBloom reads by its first letters (NOXYZ as NONSCALING, C as
+      CAPACITY): rsbloom refuses it by name.
+  (e) an option given twice: rsbloom refuses it, RedisBloom takes the first or the last.
   (d) the memory limit and error-rate underflow chains: never reached (capacities <= 1e6,
       error rates >= 1e-6).
   (e) option names in the key or value positions of BF.RESERVE: never generated.
@@ -240,21 +243,28 @@ class Gen:
             return Op(["BF.MEXISTS", k], key=k)
         return Op(["BF.MEXISTS", k] + self.items(1, 8), kind="exists", key=k)
 
+    def word(self, option, abbreviations):
+        """A BF.INSERT option word: mostly whole (in a random case), now and then one that
+        RedisBloom reads by its first letters and rsbloom refuses (rule d)."""
+        if self.rng.random() < 0.1:
+            return self.choose(abbreviations)
+        return self.case(option)
+
     def insert(self):
         k = self.key()
         parts = []
         if self.rng.random() < 0.3:
-            parts.append([self.choose(["CAPACITY", "CAP", "C", "cApacity", "CXYZ"]),
+            parts.append([self.word("CAPACITY", ["CAP", "C", "CXYZ"]),
                           self.capacity(small=k in ("ns1", "ns2", "sc"))])
         if self.rng.random() < 0.3:
-            parts.append([self.choose(["ERROR", "ERR", "er", "Error"]), self.error_rate()])
+            parts.append([self.word("ERROR", ["ERR", "er"]), self.error_rate()])
         if self.rng.random() < 0.2:
-            parts.append([self.choose(["EXPANSION", "EXP", "E", "eta", "expansion"]),
+            parts.append([self.word("EXPANSION", ["EXP", "E", "eta"]),
                           self.expansion()])
         if self.rng.random() < 0.1:
-            parts.append([self.choose(["NOCREATE", "NOC", "nocreate", "NOCX"])])
+            parts.append([self.word("NOCREATE", ["NOC", "NOCX"])])
         if self.rng.random() < 0.15 or (k in ("ns1", "ns2") and self.rng.random() < 0.5):
-            parts.append([self.choose(["NONSCALING", "NONS", "NO", "NX", "nonscaling", "NOSCALING"])])
+            parts.append([self.word("NONSCALING", ["NONS", "NO", "NX", "NOSCALING"])])
         if self.rng.random() < 0.05:
             parts.append([self.choose(["FOO", "", "123", "XITEMS", "-1", "*"])])
         if self.rng.random() < 0.3:
@@ -268,7 +278,7 @@ class Gen:
         elif r < 0.08 and parts:
             args.pop()  # an option whose value is missing (or ITEMS-less flags)
         else:
-            args.append(self.choose(["ITEMS", "items", "I", "Ifoo", "ITEMS"]))
+            args.append(self.word("ITEMS", ["I", "Ifoo"]))
             args += self.items()
         return Op(args, kind="add", key=k)
 
@@ -414,6 +424,26 @@ def bit_of(v):
     return int(v[1])
 
 
+def insert_misread(args):
+    """The first word of a BF.INSERT's options that RedisBloom reads by its first letters (N...
+    as NONSCALING, C... as CAPACITY) but that is no whole option, which rsbloom refuses by name;
+    None when every option word is whole (or RedisBloom refuses the word too)."""
+    i = 2
+    while i < len(args):
+        word = args[i] if isinstance(args[i], str) else args[i].decode("latin-1")
+        upper = word.upper()
+        if upper == "ITEMS":
+            return None
+        if upper in ("CAPACITY", "ERROR", "EXPANSION"):
+            i += 2
+            continue
+        if upper in ("NOCREATE", "NONSCALING"):
+            i += 1
+            continue
+        return word if word[:1].lower() in ("i", "e", "c", "n") else None
+    return None
+
+
 def fp_difference(a, b):
     """Whether two add/exists replies differ only in the way false positives make them differ:
     a 1<->0 at the first difference; after that (counts may have drifted inside the same
@@ -523,6 +553,20 @@ class Run:
                 self.mismatch(op, ra, rb, "rule c: rsbloom should refuse")
             if rb[0] != "err":
                 self.resync(op.key)  # RedisBloom created the key, rsbloom did not
+            return
+        if ra != rb and ra[0] == "err" and ra[1].endswith(" is given twice"):
+            # (e) an option given twice: rsbloom refuses it, RedisBloom keeps one of the two.
+            self.skip("e: option given twice")
+            if rb[0] != "err":
+                self.resync(op.key)
+            return
+        misread = insert_misread(op.args) if op.args[0] == "BF.INSERT" else None
+        if misread is not None and ra != rb:
+            # (d) a word RedisBloom reads by its first letters: rsbloom refuses it by name.
+            self.skip("d: BF.INSERT word RedisBloom reads by its first letters")
+            if ra != ("err", f"ERR unknown argument '{misread}' for BF.INSERT"):
+                self.mismatch(op, ra, rb, "rule d: rsbloom should refuse the word by name")
+            self.resync(op.key)
             return
         if kind == "info":
             ra, rb = norm_info(ra, op.args), norm_info(rb, op.args)

@@ -471,3 +471,65 @@ fn every_truncation_of_a_header_is_refused() {
         assert!(scandump::filter_from_header(&header[..len], 0, u64::MAX).is_err());
     }
 }
+
+/// The forgetting curve across the slack, the figures docs/window-filters.md quotes: a week's
+/// window (generations of 21 h) fed 200,000 items at even times over a week, each read once
+/// it is a week and `x` old, `x` spread evenly over the slack: the share still read present
+/// is the share whose generation has not left yet, `1 − x / 21 h` (plus the rate), in every
+/// 3-hour band; past the slack, only the rate.
+#[test]
+fn forgetting_curve_across_the_slack() {
+    let mut f = Rotating::new(
+        &FilterSpec {
+            capacity: 200_000,
+            ..spec_of(&week_filter(true))
+        },
+        7,
+        u64::MAX,
+    )
+    .unwrap();
+    let start = 1_700_000_000_000u64;
+    let n = 200_000u64;
+    let at = |i: u64| start + i * WEEK / n;
+    for i in 0..n {
+        f.add(&item("u", i), at(i), u64::MAX, true).unwrap();
+    }
+    let span = f.slack();
+    assert_eq!(span, 21 * HOUR);
+    let mut bands = [(0u64, 0u64); 7];
+    let mut gone = 0;
+    for i in 0..n {
+        let past = crate::hash::mix64(i) % span;
+        let band = &mut bands[(past / (3 * HOUR)) as usize];
+        band.0 += u64::from(f.contains(&item("u", i), at(i) + WEEK + past));
+        band.1 += 1;
+        gone += u64::from(f.contains(&item("u", i), at(i) + WEEK + span));
+    }
+    let mut table = String::from("| past the window | still present |\n|---|---|\n");
+    for (b, &(present, total)) in bands.iter().enumerate() {
+        let share = present as f64 / total as f64;
+        let middle = (b as f64 + 0.5) * 3.0 / 21.0;
+        table += &format!("| {}-{} h | {:.0}% |\n", 3 * b, 3 * b + 3, 100.0 * share);
+        assert!(
+            (share - (1.0 - middle)).abs() < 0.03,
+            "band {b}: {share} against {}",
+            1.0 - middle
+        );
+    }
+    eprintln!("{table}");
+    assert!(
+        gone as f64 / n as f64 <= 0.01,
+        "{gone} of {n} past the slack"
+    );
+}
+
+/// The spec a filter was made from.
+fn spec_of(f: &Rotating) -> FilterSpec {
+    FilterSpec {
+        error: f.error,
+        capacity: f.capacity,
+        growth: f.growth,
+        window: f.kind,
+        refresh: f.refresh,
+    }
+}
