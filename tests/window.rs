@@ -1177,3 +1177,50 @@ fn tracking_clients_are_told_when_a_time_window_forgets() {
     assert!((2000..=2250 + 250).contains(&late), "{late} ms");
     assert_eq!(run(&mut c, &["BF.EXISTS", "tw", "a"]), int(0));
 }
+
+/// What a window costs at creation, the figures docs/window-filters.md quotes: `MEMORY USAGE`
+/// and `used_memory` (what `maxmemory` counts) take its whole base array at once, while the
+/// process's RSS grows only as pages are first written; the generations' lines interleave,
+/// so the first few thousand adds write every page.
+#[test]
+fn a_window_takes_its_whole_array_at_creation_and_rss_follows_the_first_adds() {
+    let s = Server::new();
+    let mut c = s.conn();
+    // The process's RSS now, from /proc (INFO's used_memory_rss is sampled by a timer).
+    let pid = s.pid;
+    let memory = |c: &mut redis::Connection| {
+        let used = info_value(c, "memory", "used_memory").unwrap();
+        let statm = std::fs::read_to_string(format!("/proc/{pid}/statm")).unwrap();
+        let pages: i64 = statm.split_whitespace().nth(1).unwrap().parse().unwrap();
+        (used.parse::<i64>().unwrap(), pages * 4096)
+    };
+    let (used0, rss0) = memory(&mut c);
+    assert_eq!(
+        run(
+            &mut c,
+            &["BF.RESERVE", "w", "0.01", "10000000", "WINDOW", "604800"]
+        ),
+        ok()
+    );
+    let Reply::Int(usage) = run(&mut c, &["MEMORY", "USAGE", "w"]) else {
+        panic!()
+    };
+    let (used1, rss1) = memory(&mut c);
+    for batch in items("u", 20_000).chunks(1000) {
+        madd(&mut c, "w", batch);
+    }
+    let (_, rss2) = memory(&mut c);
+    eprintln!(
+        "10,000,000 at 1%, WINDOW 604800: MEMORY USAGE {usage}; at creation used_memory +{}, \
+         RSS +{}; after 20,000 adds RSS +{}",
+        used1 - used0,
+        rss1 - rss0,
+        rss2 - rss0
+    );
+    assert!(
+        used1 - used0 >= usage * 9 / 10,
+        "used_memory counts the array at once"
+    );
+    assert!(rss1 - rss0 < usage / 4, "RSS at creation");
+    assert!(rss2 - rss0 > usage * 8 / 10, "RSS after 20,000 adds");
+}

@@ -30,9 +30,11 @@ def free_port():
 
 
 class Server:
-    # `module` None: a server without a module (a page that loads it with MODULE LOAD).
-    def __init__(self, name, module, extra_args=()):
+    # `module` None: a server without a module (a page that loads it with MODULE LOAD);
+    # `binary`: another server than REDIS_SERVER.
+    def __init__(self, name, module, extra_args=(), binary=None):
         self.name = name
+        self.binary = binary or REDIS_SERVER
         self.module = module
         self.extra_args = list(extra_args)
         self.dir = tempfile.mkdtemp(prefix=f"rsbloom-{name.lower()}-")
@@ -52,7 +54,7 @@ class Server:
             began = time.monotonic()
             self.proc = subprocess.Popen(
                 [
-                    REDIS_SERVER,
+                    self.binary,
                     "--bind", "127.0.0.1",
                     "--port", str(self.port),
                     "--dir", self.dir,
