@@ -468,12 +468,33 @@ fn replicas_and_aof_replays_hold_identical_window_filters() {
         ),
         ok()
     );
+    assert_eq!(
+        run(
+            &mut pc,
+            &[
+                "BF.RESERVE",
+                "nr",
+                "0.01",
+                "500",
+                "WINDOW",
+                "2",
+                "NOREFRESH"
+            ]
+        ),
+        ok()
+    );
     let start = std::time::Instant::now();
     let mut batch = 0;
     while start.elapsed() < std::time::Duration::from_millis(2500) {
         let its = items(&format!("b{batch}"), 20);
         madd(&mut pc, "t", &its);
         madd(&mut pc, "s", &its);
+        // NOREFRESH, the mode's and one call's: half of each batch held already.
+        let again = items(&format!("b{}", batch / 2), 20);
+        madd(&mut pc, "nr", &again);
+        let mut line = vec!["BF.INSERT", "t", "NOCREATE", "NOREFRESH", "ITEMS"];
+        line.extend(again.iter().map(String::as_str));
+        assert!(matches!(run(&mut pc, &line), Reply::Arr(_)));
         run(&mut pc, &["BF.ADD", "t", &format!("single{batch}")]);
         // Pipelined adds share milliseconds: those at the filter's clock replicate as received.
         let burst: Vec<Vec<String>> = items(&format!("p{batch}"), 100)
@@ -496,7 +517,7 @@ fn replicas_and_aof_replays_hold_identical_window_filters() {
     let lines = debug_lines(&mut pc, "t");
     let slices = lines.len() - 1;
     assert!(slices > 20, "few slices: {lines:?}");
-    for key in ["t", "s", "full"] {
+    for key in ["t", "s", "full", "nr"] {
         assert_eq!(digest(&mut pc, key), digest(&mut rc, key), "{key}");
     }
     // Both forms reached the replica and the AOF: writes that moved the clock carry it, the
@@ -507,18 +528,40 @@ fn replicas_and_aof_replays_hold_identical_window_filters() {
         "$9\r\nBF.INSERT\r\n$1\r\nt\r\n$8\r\nNOCREATE\r\n$2\r\nAT\r\n"
     ));
     assert!(contains_bytes(&aof, "$6\r\nBF.ADD\r\n$1\r\nt\r\n"));
-    let before: Vec<Reply> = ["t", "s", "full"]
+    assert!(contains_bytes(&aof, "$9\r\nNOREFRESH\r\n"));
+    let before: Vec<Reply> = ["t", "s", "full", "nr"]
         .iter()
         .map(|k| digest(&mut pc, k))
         .collect();
     drop(pc);
     p.restart();
     let mut pc = p.conn();
-    let after: Vec<Reply> = ["t", "s", "full"]
+    let after: Vec<Reply> = ["t", "s", "full", "nr"]
         .iter()
         .map(|k| digest(&mut pc, k))
         .collect();
     assert_eq!(before, after, "AOF replay");
+    // And after a rewrite of the AOF (which carries the mode in whichever form it writes).
+    assert_eq!(
+        run(&mut pc, &["BGREWRITEAOF"]),
+        Reply::Status("Background append only file rewriting started".into())
+    );
+    p.wait_for("the AOF rewrite", 60, || {
+        info_value(&mut pc, "persistence", "aof_rewrite_in_progress").as_deref() == Some("0")
+            && info_value(&mut pc, "persistence", "aof_rewrite_scheduled").as_deref() == Some("0")
+    });
+    drop(pc);
+    p.restart();
+    let mut pc = p.conn();
+    let rewritten: Vec<Reply> = ["t", "s", "full", "nr"]
+        .iter()
+        .map(|k| digest(&mut pc, k))
+        .collect();
+    assert_eq!(before, rewritten, "AOF rewrite");
+    assert_eq!(
+        window_field(&mut pc, "nr", "Adds"),
+        Reply::Status("norefresh".into())
+    );
 }
 
 #[test]
