@@ -502,10 +502,6 @@ fn dataset_digest(con: &mut redis::Connection) -> String {
     text(con, &["DEBUG", "DIGEST"])
 }
 
-fn wait_replicated(primary: &mut redis::Connection) {
-    assert_eq!(run(primary, &["WAIT", "1", "10000"]), int(1), "WAIT 1");
-}
-
 #[test]
 fn cluster_million_items_failover_and_reshard() {
     let t_all = Instant::now();
@@ -689,7 +685,7 @@ fn cluster_million_items_failover_and_reshard() {
 
     // ---- failover: SIGKILL the primary of slot 0 once its replica has every write.
     for &(p, r) in &pairs {
-        wait_replicated(&mut cl.nodes[p].conn());
+        wait_caught_up(&mut cl.nodes[p].conn(), &mut cl.nodes[r].conn());
         assert_eq!(
             dataset_digest(&mut cl.nodes[p].conn()),
             dataset_digest(&mut cl.nodes[r].conn()),
@@ -809,7 +805,7 @@ fn cluster_million_items_failover_and_reshard() {
         me.has("slave") && me.master == heir_id
     });
     cl.wait_healthy(6, 3, 60);
-    wait_replicated(&mut cl.nodes[heir].conn());
+    wait_caught_up(&mut cl.nodes[heir].conn(), &mut cl.nodes[victim].conn());
     assert_eq!(
         dataset_digest(&mut cl.nodes[victim].conn()),
         dataset_digest(&mut cl.nodes[heir].conn())
@@ -912,7 +908,7 @@ fn cluster_million_items_failover_and_reshard() {
     let (c1, a1) = check_direct(&mut tc, &keys, &items, &slots, &moved);
     let (c2, a2) = check_direct(&mut tc, &keys, &after, &after_slots, &moved);
     assert_eq!((a1, a2), (0, 0), "no false negatives after MIGRATE");
-    wait_replicated(&mut tc);
+    wait_caught_up(&mut tc, &mut cl.nodes[target_replica].conn());
     assert_eq!(
         dataset_digest(&mut tc),
         dataset_digest(&mut cl.nodes[target_replica].conn()),
@@ -1021,7 +1017,7 @@ fn cluster_million_items_failover_and_reshard() {
 
     // Every primary's replica ends with the same data.
     for &(p, r) in &cl.pairs(source) {
-        wait_replicated(&mut cl.nodes[p].conn());
+        wait_caught_up(&mut cl.nodes[p].conn(), &mut cl.nodes[r].conn());
         assert_eq!(
             dataset_digest(&mut cl.nodes[p].conn()),
             dataset_digest(&mut cl.nodes[r].conn())

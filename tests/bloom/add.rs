@@ -712,7 +712,7 @@ fn insert_notifies_and_replicates() {
         "k"
     );
 
-    assert_eq!(raw(&mut pc, &["WAIT", "1", "5000"]), redis::Value::Int(1));
+    wait_caught_up(&mut pc, &mut rc);
     assert_eq!(
         run(&mut rc, &["BF.INFO", "k"]),
         run(&mut pc, &["BF.INFO", "k"])

@@ -1049,6 +1049,33 @@ pub fn info_value(con: &mut redis::Connection, section: &str, field: &str) -> Op
         .map(|v| v.trim().to_string())
 }
 
+/// Waits (60 s at most) until the replica behind `replica` has applied everything its primary
+/// had in its replication stream when called: the primary's `master_repl_offset`, then the
+/// replica's own offset polled until it gets there. Not `WAIT`: it counts only the calling
+/// connection's writes, so on a connection that wrote nothing it returns at once (a digest
+/// compared right after it then differed on a loaded machine, and agreed 2 s later); and its
+/// timeout turned a slow replica into a failure.
+pub fn wait_caught_up(primary: &mut redis::Connection, replica: &mut redis::Connection) {
+    let offset = |c: &mut redis::Connection| -> i64 {
+        info_field(c, "replication", "master_repl_offset")
+            .parse()
+            .unwrap()
+    };
+    let target = offset(primary);
+    let deadline = Instant::now() + Duration::from_secs(60);
+    loop {
+        let reached = offset(replica);
+        if reached >= target {
+            return;
+        }
+        assert!(
+            Instant::now() < deadline,
+            "the replica reached offset {reached} of {target} in 60 s"
+        );
+        sleep(Duration::from_millis(10));
+    }
+}
+
 /// A field of an INFO section, which the server must have.
 pub fn info_field(con: &mut redis::Connection, section: &str, field: &str) -> String {
     info_value(con, section, field).unwrap_or_else(|| panic!("no {field} in INFO {section}"))

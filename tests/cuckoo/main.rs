@@ -441,7 +441,7 @@ fn persistence_replication_and_aof_keep_every_slot() {
     let steps = scandump(&mut pc, "grown");
     load(&mut pc, "loaded", &steps);
     assert_eq!(run(&mut pc, &["CF.COMPACT", "loaded"]), ok());
-    assert_eq!(run(&mut pc, &["WAIT", "1", "5000"]), int(1));
+    wait_caught_up(&mut pc, &mut rc);
     let keys = ["v1", "v2", "v3", "v4", "grown", "implicit", "loaded"];
     let snapshot = |c: &mut redis::Connection| -> Vec<(Reply, String, Steps)> {
         keys.iter()
