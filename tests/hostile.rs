@@ -424,10 +424,12 @@ fn insert_number_cases(c: &mut Cases) {
         // a value where an option name is expected
         let k = c.key();
         let expect = match v.first().map(u8::to_ascii_lowercase) {
-            // RedisBloom recognises options by their first letter(s): none of these values
-            // starts with c, e, i or n except "nan"/"NaN"/"-nan"... which start with n/-.
-            Some(b'n') => ints(&[1]),    // "nan"/"NaN" read as NONSCALING
-            Some(b'i') => ints(&[1, 1]), // "inf"/"Infinity" read as ITEMS: items "ITEMS", "a"
+            // RedisBloom would read "nan" as NONSCALING and "inf" as ITEMS (its first
+            // letters): rsbloom names them; the others RedisBloom refuses too.
+            Some(b'n' | b'i' | b'c' | b'e') => err(&format!(
+                "ERR unknown argument '{}' for BF.INSERT",
+                String::from_utf8_lossy(v)
+            )),
             _ => err(texts::INSERT_UNKNOWN_ARGUMENT),
         };
         c.push(
@@ -697,11 +699,11 @@ fn reserve_option_cases(c: &mut Cases) {
                 nonscaling.as_bytes(),
                 nonscaling.as_bytes(),
             ]),
-            ok(),
+            err("ERR NONSCALING is given twice"),
         );
         c.push(
             cmd(&[b"BF.INFO", k.as_bytes(), b"Expansion"]),
-            arr(vec![Reply::Nil]),
+            err(texts::NOT_FOUND),
         );
         let k = c.key();
         c.push(
@@ -745,7 +747,8 @@ fn reserve_option_cases(c: &mut Cases) {
         );
         c.push(cmd(&[b"BF.EXISTS", k.as_bytes(), b"a"]), int(0));
         c.push(cmd(&[b"BF.INFO", k.as_bytes()]), err(texts::NOT_FOUND));
-        // as in RedisBloom, the first EXPANSION counts (a second one without a value is fine)
+        // RedisBloom takes the first EXPANSION (a second one without a value too): rsbloom
+        // refuses the second
         let k = c.key();
         c.push(
             cmd(&[
@@ -757,9 +760,12 @@ fn reserve_option_cases(c: &mut Cases) {
                 b"5",
                 exp.as_bytes(),
             ]),
-            ok(),
+            err("ERR EXPANSION is given twice"),
         );
-        c.push(cmd(&[b"BF.INFO", k.as_bytes(), b"EXPANSION"]), ints(&[5]));
+        c.push(
+            cmd(&[b"BF.INFO", k.as_bytes(), b"EXPANSION"]),
+            err(texts::NOT_FOUND),
+        );
     }
     // rsbloom: unknown trailing arguments to BF.RESERVE are an error (RedisBloom ignores them)
     for junk in ["x", "", "SEEDS", "EXPANSIONS", "NONSCALINGX", "\u{0}"] {
@@ -810,20 +816,18 @@ fn reserve_option_cases(c: &mut Cases) {
     );
 }
 
-/// BF.INSERT's options by their first letters, in any case, repeated, in any order.
+/// BF.INSERT's options: whole words in any case and any order; a word RedisBloom would read by
+/// its first letters, and an option given twice, refused by name without creating the key.
 fn insert_option_cases(c: &mut Cases) {
-    // BF.INSERT: options by their first letters, in any case, repeated, in any order
     for (opts, cap, expansion) in [
         (&[&b"capacity"[..], b"7"][..], 7, Some(2)),
-        (&[b"Capacity", b"7", b"CAPACITY", b"9"], 9, Some(2)),
-        (&[b"c", b"5"], 5, Some(2)),
-        (&[b"cAp", b"11", b"eXp", b"4"], 11, Some(4)),
+        (&[b"Capacity", b"9"], 9, Some(2)),
+        (&[b"cApAcItY", b"11", b"eXpAnSiOn", b"4"], 11, Some(4)),
         (&[b"expansion", b"3", b"nonscaling"], 100, None),
         (&[b"NONSCALING", b"EXPANSION", b"3"], 100, None),
-        (&[b"n", b"error", b"0.01"], 100, None),
-        (&[b"nx", b"ERR", b"0.1", b"ex", b"5"], 100, None),
+        (&[b"NonScaling", b"error", b"0.01"], 100, None),
         (
-            &[b"Error", b"0.001", b"e", b"1", b"CAP", b"50"],
+            &[b"Error", b"0.001", b"EXPANSION", b"1", b"CAPACITY", b"50"],
             50,
             Some(1),
         ),
@@ -841,7 +845,32 @@ fn insert_option_cases(c: &mut Cases) {
         );
         c.push(cmd(&[b"BF.CARD", k.as_bytes()]), int(3));
     }
-    for noc in ["NOCREATE", "nocreate", "noc", "NoCreate"] {
+    for (opts, refusal) in [
+        (
+            &[&b"c"[..], b"5"][..],
+            "ERR unknown argument 'c' for BF.INSERT",
+        ),
+        (&[b"cAp", b"11"], "ERR unknown argument 'cAp' for BF.INSERT"),
+        (&[b"n"], "ERR unknown argument 'n' for BF.INSERT"),
+        (
+            &[b"ERROR", b"0.1", b"ex", b"5"],
+            "ERR unknown argument 'ex' for BF.INSERT",
+        ),
+        (&[b"noc"], "ERR unknown argument 'noc' for BF.INSERT"),
+        (
+            &[b"Capacity", b"7", b"CAPACITY", b"9"],
+            "ERR CAPACITY is given twice",
+        ),
+        (&[b"nocreate", b"NOCREATE"], "ERR NOCREATE is given twice"),
+    ] {
+        let k = c.key();
+        let mut args = cmd(&[b"BF.INSERT", k.as_bytes()]);
+        args.extend(opts.iter().map(|o| o.to_vec()));
+        args.extend([b("ITEMS"), b("a")]);
+        c.push(args, err(refusal));
+        c.push(cmd(&[b"BF.CARD", k.as_bytes()]), int(0));
+    }
+    for noc in ["NOCREATE", "nocreate", "NoCreate"] {
         let k = c.key();
         c.push(
             cmd(&[b"BF.INSERT", k.as_bytes(), noc.as_bytes(), b"ITEMS", b"a"]),
@@ -852,7 +881,7 @@ fn insert_option_cases(c: &mut Cases) {
             ints(&[1, 1]),
         );
         c.push(
-            cmd(&[b"BF.INSERT", k.as_bytes(), noc.as_bytes(), b"i", b"a"]),
+            cmd(&[b"BF.INSERT", k.as_bytes(), noc.as_bytes(), b"items", b"a"]),
             ints(&[0]),
         );
     }
