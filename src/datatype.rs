@@ -174,7 +174,7 @@ impl Registered for ValkeyValues {
     type Value = Filter;
     const WHAT: &'static str = "valkey-bloom filter";
     fn decode(r: &mut impl FieldReader, encver: c_int) -> Result<Filter, DecodeError> {
-        valkey_rdb::decode(r, encver).map(Filter::Valkey)
+        valkey_rdb::decode(r, encver).map(Filter::from)
     }
 }
 

@@ -31,7 +31,7 @@ fn main() {
         window,
         refresh: true,
     };
-    let filter = Filter::Sliding(Sliding::new(&spec, 0x6669_7273, u64::MAX).expect("a filter"));
+    let filter = Filter::from(Sliding::new(&spec, 0x6669_7273, u64::MAX).expect("a filter"));
     let mut out = std::io::BufWriter::new(std::io::stdout().lock());
     let header = scandump::header(&filter);
     let records = std::iter::once((1i64, &header[..])).chain(scandump::chunks(&filter));

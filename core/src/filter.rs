@@ -9,18 +9,21 @@ use crate::valkey::ValkeyBloom;
 use crate::window::rotating::Rotating;
 use crate::window::sliding::Sliding;
 
-/// A Bloom filter of either kind.
+/// A Bloom filter of either kind. The chain, which a million small filters have, is inline and
+/// the rarer kinds are boxed, so the value a key holds is one 48-byte block (with the largest
+/// kind inline it was 208, in jemalloc's 224-byte class: 176 bytes more per key than
+/// RedisBloom's, `tests/memory.rs`).
 #[derive(Debug, Clone, PartialEq)]
 pub enum Filter {
     /// A scaling chain of links (RedisBloom's filters).
     Chain(Chain),
     /// A window filter of the first layout (age-partitioned), loaded from data saved before
     /// the rotating one.
-    Sliding(Sliding),
+    Sliding(Box<Sliding>),
     /// A window filter of the rotating layout: every new one.
-    Rotating(Rotating),
+    Rotating(Box<Rotating>),
     /// A valkey-bloom filter, whose key keeps valkey-bloom's type (`bloomfltr`) and format.
-    Valkey(ValkeyBloom),
+    Valkey(Box<ValkeyBloom>),
 }
 
 impl Filter {
@@ -29,7 +32,7 @@ impl Filter {
         match spec.window {
             Window::Unbounded => Chain::new(spec, seed, max_bytes).map(Filter::Chain),
             Window::Count | Window::Time { .. } => {
-                Rotating::new(spec, seed, max_bytes).map(Filter::Rotating)
+                Rotating::new(spec, seed, max_bytes).map(Filter::from)
             }
         }
     }
@@ -146,5 +149,29 @@ impl Filter {
             Filter::Rotating(r) => r.bit_arrays_mut().collect(),
             Filter::Valkey(v) => v.filters_mut().iter_mut().map(|f| f.bits_mut()).collect(),
         }
+    }
+}
+
+impl From<Chain> for Filter {
+    fn from(chain: Chain) -> Self {
+        Filter::Chain(chain)
+    }
+}
+
+impl From<Sliding> for Filter {
+    fn from(sliding: Sliding) -> Self {
+        Filter::Sliding(Box::new(sliding))
+    }
+}
+
+impl From<Rotating> for Filter {
+    fn from(rotating: Rotating) -> Self {
+        Filter::Rotating(Box::new(rotating))
+    }
+}
+
+impl From<ValkeyBloom> for Filter {
+    fn from(valkey: ValkeyBloom) -> Self {
+        Filter::Valkey(Box::new(valkey))
     }
 }

@@ -86,13 +86,11 @@ pub fn decode(r: &mut impl FieldReader) -> Result<Filter, DecodeError> {
     let items = r.unsigned()?;
     let flags = r.unsigned()?;
     match flags {
-        FLAG_WINDOW => window::rdb::decode(r, items, false).map(Filter::Sliding),
-        f if f == FLAG_WINDOW | FLAG_RING => {
-            window::rdb::decode(r, items, true).map(Filter::Sliding)
-        }
+        FLAG_WINDOW => window::rdb::decode(r, items, false).map(Filter::from),
+        f if f == FLAG_WINDOW | FLAG_RING => window::rdb::decode(r, items, true).map(Filter::from),
         f if f & !FLAG_NOREFRESH == FLAG_WINDOW | FLAG_ROTATING => {
             let refresh = f & FLAG_NOREFRESH == 0;
-            window::rotating::rdb::decode(r, items, refresh).map(Filter::Rotating)
+            window::rotating::rdb::decode(r, items, refresh).map(Filter::from)
         }
         0 | FLAG_NONSCALING => bloom::rdb::decode(r, items, flags).map(Filter::Chain),
         _ => Err(DecodeError::UnknownFlags),

@@ -278,19 +278,19 @@ pub fn filter_from_header(
     let expansion = f.u32();
     if options == valkey::scandump::OPTIONS {
         return valkey::scandump::from_header(f, items, nlinks, expansion, max_bytes)
-            .map(Filter::Valkey);
+            .map(Filter::from);
     }
     if options & !OPT_NOREFRESH == window::rotating::scandump::OPTIONS {
         let refresh = options & OPT_NOREFRESH == 0;
         return window::rotating::scandump::from_header(
             f, items, nlinks, expansion, refresh, max_bytes,
         )
-        .map(Filter::Rotating);
+        .map(Filter::from);
     }
     if options & !OPT_RING == window::scandump::OPTIONS {
         let ring = options & OPT_RING != 0;
         return window::scandump::from_header(f, items, nlinks, expansion, ring, max_bytes)
-            .map(Filter::Sliding);
+            .map(Filter::from);
     }
     bloom::scandump::from_header(
         f,

@@ -82,7 +82,7 @@ fn window(window: Window, growth: Growth, items: u32) -> Sliding {
     let mut f = Sliding::new(&spec, 0x7769_6e64, u64::MAX).expect("seed window");
     for i in 0..items {
         let now = 1_700_000_000_000 + u64::from(i) * 97;
-        let _ = f.add(format!("seed-{i}").as_bytes(), now, u64::MAX);
+        let _ = f.add(format!("seed-{i}").as_bytes(), now, u64::MAX, true);
     }
     f
 }
@@ -100,7 +100,7 @@ fn rotating(window: Window, growth: Growth, items: u32) -> Rotating {
     let mut f = Rotating::new(&spec, 0x726f_7461, u64::MAX).expect("seed window");
     for i in 0..items {
         let now = 1_700_000_000_000 + u64::from(i) * 3;
-        let _ = f.add(format!("seed-{i}").as_bytes(), now, u64::MAX);
+        let _ = f.add(format!("seed-{i}").as_bytes(), now, u64::MAX, true);
     }
     f
 }
@@ -209,23 +209,23 @@ fn main() {
         ("migrated", Filter::Chain(migrated(500))),
         (
             "sliding",
-            Filter::Sliding(window(Window::Count, Growth::Fixed, 300)),
+            Filter::from(window(Window::Count, Growth::Fixed, 300)),
         ),
         (
             "window",
-            Filter::Sliding(window(Window::Time { seconds: 1 }, Growth::Scaling(2), 200)),
+            Filter::from(window(Window::Time { seconds: 1 }, Growth::Scaling(2), 200)),
         ),
         (
             "window-empty",
-            Filter::Sliding(window(Window::Time { seconds: 60 }, Growth::Fixed, 0)),
+            Filter::from(window(Window::Time { seconds: 60 }, Growth::Fixed, 0)),
         ),
         (
             "rotating-count",
-            Filter::Rotating(rotating(Window::Count, Growth::Fixed, 300)),
+            Filter::from(rotating(Window::Count, Growth::Fixed, 300)),
         ),
         (
             "rotating-burst",
-            Filter::Rotating(rotating(
+            Filter::from(rotating(
                 Window::Time { seconds: 1 },
                 Growth::Scaling(2),
                 600,
@@ -300,7 +300,7 @@ fn valkey_seeds(out: &Path) {
         let mut blob = vec![1];
         blob.extend(valkey::load::encode(&v));
         write(out, "valkey", &format!("blob-{name}"), &blob);
-        let filter = Filter::Valkey(v);
+        let filter = Filter::from(v);
         let chunks: Vec<(i64, &[u8])> = scandump::chunks(&filter).collect();
         let stream = encode_dump(&scandump::header(&filter), &chunks);
         write(out, "chunks", &format!("valkey-{name}"), &stream);

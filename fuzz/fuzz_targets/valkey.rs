@@ -60,6 +60,6 @@ fuzz_target!(init: rsbloom_fuzz::lazy_alloc::install(), |data: &[u8]| {
         _ => None,
     };
     if let Some(v) = decoded {
-        check_filter(&Filter::Valkey(v), LIMIT);
+        check_filter(&Filter::from(v), LIMIT);
     }
 });

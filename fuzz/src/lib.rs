@@ -218,7 +218,7 @@ pub fn check_rotating(f: &Rotating, limit: u64) {
     for now in window_clocks(f.clock(), f.window()) {
         let _ = f.next_forget(now);
     }
-    reads_and_writes_at_any_clock(Filter::Rotating(f.clone()), f.clock(), f.window(), limit);
+    reads_and_writes_at_any_clock(Filter::from(f.clone()), f.clock(), f.window(), limit);
 }
 
 /// A window filter that loaded: its slices hold together, and reads and writes at any clock
@@ -230,7 +230,7 @@ pub fn check_sliding(f: &Sliding, limit: u64) {
         assert_eq!(s.ended == OPEN, i + 1 == slices.len(), "open generation");
         assert!(s.count <= s.load && s.load <= s.capacity);
     }
-    reads_and_writes_at_any_clock(Filter::Sliding(f.clone()), f.clock(), f.window(), limit);
+    reads_and_writes_at_any_clock(Filter::from(f.clone()), f.clock(), f.window(), limit);
 }
 
 /// The clocks a loaded window filter is tried at: none, its own, a window on, the latest.

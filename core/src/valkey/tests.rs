@@ -320,7 +320,7 @@ fn hostile_values_name_the_check_that_fired() {
 fn scandump_moves_a_filter_whole() {
     let saved = blobs("aof-rewrite-9.1.2/appendonly.aof.1.base.aof");
     for (name, blob) in &saved {
-        let f = Filter::Valkey(load::decode(blob).unwrap());
+        let f = Filter::from(load::decode(blob).unwrap());
         let header = stream::header(&f);
         let mut copy = stream::filter_from_header(&header, 0, u64::MAX).unwrap();
         for (next, data) in stream::chunks(&f) {

@@ -452,9 +452,9 @@ fn a_burst_grows_the_filter_holds_the_rate_and_shrinks_back() {
     // and so does one decoded from its RDB form.
     assert!(f.own_arrays);
     let mut fields = Vec::new();
-    rdb::encode(&Filter::Sliding(f.clone()), &mut fields);
+    rdb::encode(&Filter::from(f.clone()), &mut fields);
     let decoded = rdb::decode(&mut FieldSlice(&fields)).unwrap();
-    assert_eq!(decoded, Filter::Sliding(f.clone()));
+    assert_eq!(decoded, Filter::from(f.clone()));
     // After the window the burst ages out: a light load brings it back to base slices.
     for minute in 2..6u64 {
         f.add(&item("calm", minute), now + minute * 60_000, u64::MAX, true)
@@ -530,7 +530,7 @@ fn a_scandump_header_past_the_limit_is_refused_before_its_ring_is_allocated() {
     use crate::sizing::MAX_LINK_BITS;
     let f = count_filter(0.01, 1000);
     let (_, segment_bits) = Ring::shape(u64::from(f.hashes), u64::from(f.generations)).unwrap();
-    let mut h = header(&Filter::Sliding(f));
+    let mut h = header(&Filter::from(f));
     // The base slice's bits (after the 20 common bytes and kind, seed, error, capacity, window,
     // span, hashes, generations and base capacity): a ring of terabytes, past any machine's
     // memory, which the builder would refuse only after the per-filter limit had not been

@@ -48,5 +48,5 @@ pub fn create_valkey<'k>(
         ValkeyBloom::new(spec, config::max_filter_bytes()).map_err(|e| errors::filter_error(&e))?;
     let blob = load::encode(&filter);
     ctx.replicate(c"BF.LOAD", a, &[Word::Arg(1), Word::Bytes(&blob)]);
-    Ok(key.create(Filter::Valkey(filter)))
+    Ok(key.create(Filter::from(filter)))
 }

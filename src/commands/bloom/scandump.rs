@@ -81,7 +81,7 @@ pub fn load(ctx: &Ctx, a: &Args) {
     if filter.bit_bytes() > limit {
         return ctx.reply_error(&errors::too_large(filter.bit_bytes(), limit));
     }
-    key.create(Filter::Valkey(filter));
+    key.create(Filter::from(filter));
     ctx.reply_ok();
     ctx.replicate_verbatim();
     ctx.notify(c"bf.load", a, 1);

@@ -427,7 +427,7 @@ fn both_formats_round_trip_with_extras() {
         f.add(&item("in", i), now + i / 3, u64::MAX, true).unwrap();
     }
     assert!(f.has_extras);
-    let filter = Filter::Rotating(f);
+    let filter = Filter::from(f);
     let mut fields: Vec<Field> = Vec::new();
     rdb::encode(&filter, &mut fields);
     let back = rdb::decode(&mut FieldSlice(&fields)).unwrap();
@@ -466,7 +466,7 @@ fn every_truncation_of_a_header_is_refused() {
         f.add(&item("in", i), 1_700_000_000_000 + i / 3, u64::MAX, true)
             .unwrap();
     }
-    let header = scandump::header(&Filter::Rotating(f));
+    let header = scandump::header(&Filter::from(f));
     for len in 0..header.len() {
         assert!(scandump::filter_from_header(&header[..len], 0, u64::MAX).is_err());
     }
