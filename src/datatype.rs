@@ -17,7 +17,7 @@ use rsbloom_core::bloom::redisbloom_rdb;
 use rsbloom_core::codec::{FieldReader, FieldWriter};
 use rsbloom_core::cuckoo::{rdb as cuckoo_rdb, scandump as cuckoo_scandump};
 use rsbloom_core::valkey::{load as valkey_load, rdb as valkey_rdb};
-use rsbloom_core::{rdb, scandump};
+use rsbloom_core::{memory, rdb, scandump};
 use rsbloom_core::{Cuckoo, DecodeError, Filter, FIXED_SEED};
 
 /// A value this module stores under a key: a Bloom filter ([`Filter`], of type `MBbloom--`, or
@@ -38,7 +38,8 @@ pub trait Stored: Clone + 'static {
     fn dump(&self, emit: &mut dyn FnMut(i64, &[u8]));
     /// Everything DEBUG DIGEST covers but the item count: header, then every array.
     fn digest_parts(&self, add: &mut dyn FnMut(&[u8]));
-    /// MEMORY USAGE's figure for the value.
+    /// MEMORY USAGE's figure for the value: what its blocks take from the allocator, and the
+    /// server's own record of it.
     fn memory_usage(&self) -> u64;
     /// What INFO's gauges follow: the bytes of bits or slots (also the work of freeing the
     /// value) and the item count (also what DEBUG DIGEST ends with).
@@ -85,7 +86,7 @@ impl Stored for Filter {
         }
     }
     fn memory_usage(&self) -> u64 {
-        Filter::memory_usage(self)
+        self.heap_bytes() + memory::SERVER_VALUE_BYTES
     }
     fn gauges(&self) -> Gauges {
         Gauges {
@@ -125,7 +126,7 @@ impl Stored for Cuckoo {
         }
     }
     fn memory_usage(&self) -> u64 {
-        Cuckoo::memory_usage(self)
+        self.heap_bytes() + memory::SERVER_VALUE_BYTES
     }
     fn gauges(&self) -> Gauges {
         Gauges {

@@ -3,6 +3,7 @@
 //! type). The commands reach all of them through [`Filter`]; each kind keeps its own rules.
 
 use crate::bloom::chain::Chain;
+use crate::memory::allocated;
 use crate::outcome::{AddOutcome, FilterError};
 use crate::spec::{FilterSpec, Window};
 use crate::valkey::ValkeyBloom;
@@ -119,6 +120,18 @@ impl Filter {
             Filter::Rotating(r) => r.memory_usage(),
             Filter::Valkey(v) => v.memory_usage(),
         }
+    }
+
+    /// Bytes its allocations take from the allocator, its own block included (a key holds it
+    /// boxed): what `MEMORY USAGE` reports, with the server's own record of the value.
+    pub fn heap_bytes(&self) -> u64 {
+        allocated(std::mem::size_of::<Filter>())
+            + match self {
+                Filter::Chain(c) => c.heap_bytes(),
+                Filter::Sliding(s) => allocated(std::mem::size_of::<Sliding>()) + s.heap_bytes(),
+                Filter::Rotating(r) => allocated(std::mem::size_of::<Rotating>()) + r.heap_bytes(),
+                Filter::Valkey(v) => allocated(std::mem::size_of::<ValkeyBloom>()) + v.heap_bytes(),
+            }
     }
 
     /// Bytes of bit storage.

@@ -5,6 +5,7 @@
 use crate::bloom::link::{Layout, Link};
 use crate::hash::ItemHash;
 use crate::lookahead::{answer_ahead, each_ahead};
+use crate::memory::allocated;
 use crate::outcome::{AddOutcome, FilterError};
 use crate::sizing::{self, Geometry};
 use crate::spec::{FilterSpec, Growth};
@@ -142,6 +143,15 @@ impl Chain {
     pub fn memory_usage(&self) -> u64 {
         (std::mem::size_of::<Chain>() + self.links.len() * std::mem::size_of::<Link>()) as u64
             + self.bit_bytes()
+    }
+
+    /// Bytes its allocations take from the allocator (not its own struct, which lives where
+    /// its owner puts it): the links' array and each link's bits.
+    pub fn heap_bytes(&self) -> u64 {
+        let links = allocated(self.links.capacity() * std::mem::size_of::<Link>());
+        self.links
+            .iter()
+            .fold(links, |sum, l| sum + allocated(l.bytes().len()))
     }
 
     /// How far the first link's expected rate when full lies above its share of the budget

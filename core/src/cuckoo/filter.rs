@@ -24,6 +24,7 @@ use xxhash_rust::xxh3::xxh3_64_with_seed;
 use crate::hash::murmur64a;
 use crate::hints::{advise_huge_pages, prefetch_byte};
 use crate::lookahead::{answer_ahead, each_ahead};
+use crate::memory::allocated;
 use crate::spec::CuckooSpec;
 
 /// The most sub-filters a filter holds (RedisBloom's count is 16 bits, and wraps past this).
@@ -38,10 +39,9 @@ pub const MAX_EXPANSION: u16 = 32768;
 /// The multiplier RedisBloom mixes a fingerprint with to find the alternate bucket.
 const ALT_MULTIPLIER: u64 = 0x5bd1_e995;
 
-/// RedisBloom's struct sizes, which `CF.INFO Size` and MEMORY USAGE report (its test expects
-/// them): the filter header, and one per sub-filter. rsbloom's own are 56 and 24 bytes (the
-/// seed, and each sub-filter's bucket mask), pinned by a unit test: a few dozen bytes per
-/// filter beside its slots, which the figures count exactly.
+/// RedisBloom's struct sizes, which `CF.INFO Size` reports (its test expects them): the filter
+/// header, and one per sub-filter. rsbloom's own are 48 and 16 bytes, pinned by a unit test;
+/// `MEMORY USAGE` reports what its blocks really take ([`Cuckoo::heap_bytes`]).
 const REPORTED_HEADER_BYTES: u64 = 40;
 const REPORTED_FILTER_BYTES: u64 = 16;
 
@@ -122,29 +122,21 @@ enum Compaction {
     Continue,
 }
 
-/// One sub-filter: its slots, and its bucket count less one (a power of two less one), kept
-/// so that finding a bucket is a mask, not a division by the bucket size (several per item).
+/// One sub-filter: its slots, a power of two of buckets. 16 bytes, so a filter's records
+/// take as little as RedisBloom's (`tests/memory.rs`); its bucket count is found from the
+/// slots' length without a division ([`Cuckoo::filter_buckets`]).
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub(super) struct Sub {
     slots: Box<[u8]>,
-    mask: u64,
-}
-
-impl Sub {
-    fn new(slots: Box<[u8]>, bucket_size: u8) -> Self {
-        let buckets = (slots.len() / usize::from(bucket_size)) as u64;
-        Sub {
-            slots,
-            mask: buckets.wrapping_sub(1),
-        }
-    }
 }
 
 /// A cuckoo filter.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct Cuckoo {
-    /// The slot arrays, oldest first; sub-filter `k` has `len / bucket_size` buckets.
-    filters: Vec<Sub>,
+    /// The slot arrays, oldest first; sub-filter `k` has `len / bucket_size` buckets. A boxed
+    /// slice (no spare capacity, 8 bytes less than a `Vec`): it changes only when the filter
+    /// grows or compacts away its newest sub-filter.
+    filters: Box<[Sub]>,
     /// Inserts minus deletes; wraps below 0 as RedisBloom's does (a loaded filter can say 0).
     items: u64,
     /// Deletes since the last compaction.
@@ -171,7 +163,9 @@ impl Cuckoo {
             });
         }
         Ok(Cuckoo {
-            filters: vec![Sub::new(zeroed(bytes), spec.bucket_size)],
+            filters: Box::new([Sub {
+                slots: zeroed(bytes),
+            }]),
             items: 0,
             deletes: 0,
             seed,
@@ -193,10 +187,7 @@ impl Cuckoo {
         seed: u64,
     ) -> Self {
         Cuckoo {
-            filters: filters
-                .into_iter()
-                .map(|slots| Sub::new(slots, bucket_size))
-                .collect(),
+            filters: filters.into_iter().map(|slots| Sub { slots }).collect(),
             items,
             deletes,
             seed,
@@ -236,7 +227,11 @@ impl Cuckoo {
     }
     /// Buckets of sub-filter `k`.
     pub fn filter_buckets(&self, k: usize) -> u64 {
-        self.filters[k].mask + 1
+        // slots = buckets · bucket_size with buckets 2^b, so the slots' trailing zeros are b
+        // plus the bucket size's.
+        let zeros =
+            self.filters[k].slots.len().trailing_zeros() - self.bucket_size.trailing_zeros();
+        1 << zeros
     }
     /// How many sub-filters the filter has.
     pub fn filter_count(&self) -> usize {
@@ -259,6 +254,16 @@ impl Cuckoo {
         REPORTED_HEADER_BYTES
             + REPORTED_FILTER_BYTES * self.filters.len() as u64
             + self.slot_bytes()
+    }
+
+    /// Bytes its allocations take from the allocator, its own block included (a key holds it
+    /// boxed): the sub-filters' records and slots.
+    pub fn heap_bytes(&self) -> u64 {
+        self.filters.iter().fold(
+            allocated(std::mem::size_of::<Cuckoo>())
+                + allocated(std::mem::size_of_val(&*self.filters)),
+            |sum, f| sum + allocated(f.slots.len()),
+        )
     }
 
     /// The hash of `item` in this filter.
@@ -495,7 +500,11 @@ impl Cuckoo {
                 limit: max_bytes,
             });
         }
-        self.filters.push(Sub::new(zeroed(bytes), self.bucket_size));
+        let mut filters = std::mem::take(&mut self.filters).into_vec();
+        filters.push(Sub {
+            slots: zeroed(bytes),
+        });
+        self.filters = filters.into_boxed_slice();
         Ok(bytes)
     }
 
@@ -556,7 +565,9 @@ impl Cuckoo {
                 }
             }
             if !stuck && j == self.filters.len() - 1 {
-                self.filters.pop();
+                let mut filters = std::mem::take(&mut self.filters).into_vec();
+                filters.pop();
+                self.filters = filters.into_boxed_slice();
             } else if stuck && mode == Compaction::Stop {
                 break;
             }

@@ -22,6 +22,7 @@ use siphasher::sip::SipHasher13;
 
 use crate::hints;
 use crate::lookahead::{answer_ahead, each_ahead};
+use crate::memory::allocated;
 use crate::outcome::{AddOutcome, FilterError};
 use crate::spec::{FilterSpec, Growth};
 
@@ -270,6 +271,15 @@ impl ValkeyBloom {
         (std::mem::size_of::<Self>()
             + self.filters.capacity() * std::mem::size_of::<SubFilter>()
             + self.filters.iter().map(|f| f.raw.capacity()).sum::<usize>()) as u64
+    }
+
+    /// Bytes its allocations take from the allocator (not its own struct): the sub-filters'
+    /// records and bits.
+    pub fn heap_bytes(&self) -> u64 {
+        self.filters.iter().fold(
+            allocated(self.filters.capacity() * std::mem::size_of::<SubFilter>()),
+            |sum, f| sum + allocated(f.raw.capacity()),
+        )
     }
 
     /// Hashes `item` under the key's seed (the first sub-filter's, which every sub-filter

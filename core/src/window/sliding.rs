@@ -42,6 +42,7 @@
 //! half the fill per step) so the rate holds; the large slices age out with the burst. With
 //! `NONSCALING`, or past the memory limit, the add is refused and nothing changes.
 
+use crate::memory::allocated;
 use crate::outcome::FilterError;
 use crate::sizing::MAX_LINK_BITS;
 use crate::spec::{FilterSpec, Growth, Window};
@@ -279,6 +280,16 @@ impl Sliding {
             + self.slices.capacity() * std::mem::size_of::<Slice>()
             + ring_salts) as u64
             + self.bit_bytes()
+    }
+
+    /// Bytes its allocations take from the allocator (not its own struct): the slices' records,
+    /// the ring's salts, and every bit array.
+    pub fn heap_bytes(&self) -> u64 {
+        let ring_salts = self.ring.as_ref().map_or(0, |r| r.group_salts.len() * 8);
+        let records = allocated(self.slices.capacity() * std::mem::size_of::<Slice>())
+            + allocated(ring_salts);
+        self.bit_arrays()
+            .fold(records, |sum, a| sum + allocated(a.len()))
     }
 
     /// The clock a read or write at server time `now` (Unix ms) uses: a count window's own;

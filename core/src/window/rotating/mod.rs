@@ -43,6 +43,7 @@ use std::sync::atomic::{AtomicU64, Ordering};
 
 use crate::hash::{mix64, reduce, ItemHash};
 use crate::lines::{self, Line};
+use crate::memory::allocated;
 use crate::outcome::FilterError;
 use crate::sizing::MAX_LINK_BITS;
 use crate::spec::{FilterSpec, Growth, Window};
@@ -496,6 +497,17 @@ impl Rotating {
             + self.slots.capacity() * std::mem::size_of::<Slot>()
             + extras * std::mem::size_of::<Extra>()) as u64
             + self.bit_bytes()
+    }
+
+    /// Bytes its allocations take from the allocator (not its own struct): the slots, their
+    /// extras' records, and every bit array.
+    pub fn heap_bytes(&self) -> u64 {
+        let records = self.slots.iter().fold(
+            allocated(self.slots.capacity() * std::mem::size_of::<Slot>()),
+            |sum, s| sum + allocated(s.extras.capacity() * std::mem::size_of::<Extra>()),
+        );
+        self.bit_arrays()
+            .fold(records, |sum, a| sum + allocated(a.len()))
     }
 
     /// Notes whether some slot has extras, where slots change.
