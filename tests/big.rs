@@ -267,7 +267,8 @@ fn filter_past_four_gigabits() {
     let Reply::Int(usage) = run(&mut ca, &["MEMORY", "USAGE", "big"]) else {
         panic!("MEMORY USAGE")
     };
-    assert!(usage as u64 >= bytes && (usage as u64) < bytes + 4096);
+    // The block the allocator hands out: its size class, up to a quarter more than asked.
+    assert!(usage as u64 >= bytes && (usage as u64) <= bytes + bytes / 4 + 4096);
     println!(
         "big: BF.RESERVE big 0.01 {CAPACITY} NONSCALING: {bits} bits ({:.2} x 2^32), {bytes} bytes ({:.1} MiB), {hashes} hashes, in {reserve_secs:.3} s; RSS grew {:.1} MiB (calloc'd, untouched)",
         bits as f64 / TWO_32 as f64,

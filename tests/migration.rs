@@ -539,12 +539,10 @@ fn redisbloom_cuckoo_filters_load_by_rdb_dump_and_scandump() {
     let mut c = rs.conn();
     for (((key, its), want), mem) in keys.iter().zip(&want).zip(&memory) {
         assert_eq!(&cf_snapshot(&mut c, key, its), want, "{key} from the RDB");
-        // Valkey's own share of MEMORY USAGE (the key object) was seen to differ by 16 bytes
-        // between a key loaded at startup and the same key built by commands, CF.INFO's Size
-        // (the module's share) being equal; Redis's does not.
-        if !flavor().is_valkey() {
-            assert_eq!(memory_usage(&mut c, key), *mem, "MEMORY USAGE {key}");
-        }
+        // MEMORY USAGE: RedisBloom's reports its structs' sizes, rsbloom's what the blocks
+        // take from the allocator (tests/memory.rs), never less; CF.INFO's Size is RedisBloom's
+        // (in the snapshot).
+        assert!(memory_usage(&mut c, key) >= *mem, "MEMORY USAGE {key}");
         assert_eq!(
             run(&mut c, &["TYPE", key]),
             Reply::Status("MBbloomCF".into())

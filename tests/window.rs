@@ -368,7 +368,7 @@ fn memory_per_window_item_is_within_budget() {
         for batch in all.chunks(5000) {
             madd(&mut c, key, batch);
         }
-        let bits = memory_usage(&mut c, key) as f64 * 8.0 / 1_000_000.0;
+        let bits = info_size(&mut c, key) as f64 * 8.0 / 1_000_000.0;
         // 500,000 never-added items: the rate is over the request only if even the lower end
         // of its one-sided 95% confidence interval is (at 0.1% the standard error is 0.0045%,
         // so a filter at 0.12% fails and one at its designed 0.085% never does).

@@ -61,16 +61,6 @@ fn info3(capacity: i64, size: i64, filters: i64, inserted: i64, expansion: Optio
     )
 }
 
-fn info_size(con: &mut redis::Connection, key: &str) -> i64 {
-    match run(con, &["BF.INFO", key, "SIZE"]) {
-        Reply::Arr(v) if v.len() == 1 => match v[0] {
-            Reply::Int(n) => n,
-            ref other => panic!("BF.INFO {key} SIZE: {other:?}"),
-        },
-        other => panic!("BF.INFO {key} SIZE: {other:?}"),
-    }
-}
-
 /// One parsed BF.DEBUG link line.
 #[derive(Debug)]
 struct LinkLine {

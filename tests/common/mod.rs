@@ -1081,6 +1081,17 @@ pub fn info_field(con: &mut redis::Connection, section: &str, field: &str) -> St
     info_value(con, section, field).unwrap_or_else(|| panic!("no {field} in INFO {section}"))
 }
 
+/// BF.INFO's Size of a key: the module's own figure of its bytes.
+pub fn info_size(con: &mut redis::Connection, key: &str) -> i64 {
+    match run(con, &["BF.INFO", key, "SIZE"]) {
+        Reply::Arr(v) if v.len() == 1 => match v[0] {
+            Reply::Int(n) => n,
+            ref other => panic!("BF.INFO {key} SIZE: {other:?}"),
+        },
+        other => panic!("BF.INFO {key} SIZE: {other:?}"),
+    }
+}
+
 /// MEMORY USAGE of a key.
 pub fn memory_usage(con: &mut redis::Connection, key: &str) -> i64 {
     match run(con, &["MEMORY", "USAGE", key]) {
