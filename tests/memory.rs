@@ -157,3 +157,109 @@ fn keys_cost_no_more_than_redisbloom_and_memory_usage_tells_the_truth() {
         }
     }
 }
+
+/// A server under an address-space limit (`prlimit --as`, as a container's memory limit or
+/// strict overcommit refuses memory): every filter whose memory the allocator refuses is an
+/// error reply that changes nothing, and the server goes on serving. Before, Redis's
+/// allocator aborted the server ("Out of memory allocating …").
+#[test]
+fn a_refused_allocation_is_an_error_reply_and_the_server_goes_on() {
+    // The server run through prlimit by a wrapper that execs it (so its pid is the server's).
+    let dir = std::env::temp_dir().join(format!("rsbloom-prlimit-{}", std::process::id()));
+    std::fs::create_dir_all(&dir).unwrap();
+    let wrapper = dir.join("redis-server-1gb");
+    std::fs::write(
+        &wrapper,
+        format!(
+            "#!/bin/sh\nexec prlimit --as=1000000000 -- {} \"$@\"\n",
+            server_binary()
+        ),
+    )
+    .unwrap();
+    use std::os::unix::fs::PermissionsExt;
+    std::fs::set_permissions(&wrapper, std::fs::Permissions::from_mode(0o755)).unwrap();
+    let s = Server::start_on(wrapper.to_str().unwrap(), &module_path(), None, &[], &[])
+        .expect("a server under prlimit");
+    let mut c = s.conn();
+    let refused = err("ERR Insufficient memory to create filter");
+    // Under the default per-filter cap (2 GiB): 1.2 GB of bits.
+    assert_eq!(
+        run(&mut c, &["BF.RESERVE", "b", "0.01", "1000000000"]),
+        refused
+    );
+    assert_eq!(
+        run(
+            &mut c,
+            &["BF.RESERVE", "w", "0.01", "400000000", "WINDOW", "60"]
+        ),
+        refused
+    );
+    assert_eq!(
+        run(
+            &mut c,
+            &["BF.INSERT", "i", "CAPACITY", "1000000000", "ITEMS", "a"]
+        ),
+        refused
+    );
+    assert_eq!(
+        run(&mut c, &["CF.RESERVE", "c", "1000000000"]),
+        refused
+    );
+    // With the cap raised as far as it goes: RedisBloom's own flow test's filter.
+    assert_eq!(
+        run(
+            &mut c,
+            &[
+                "CONFIG",
+                "SET",
+                "bf.max-filter-bytes",
+                "9223372036854775807"
+            ]
+        ),
+        ok()
+    );
+    assert!(run(
+        &mut c,
+        &[
+            "CF.RESERVE",
+            "cf",
+            "100000000000000000",
+            "BUCKETSIZE",
+            "255",
+            "EXPANSION",
+            "32768"
+        ]
+    )
+    .is_err());
+    // What fits is still created, and only that.
+    assert_eq!(
+        run(
+            &mut c,
+            &["BF.RESERVE", "g", "0.01", "200000000", "EXPANSION", "4"]
+        ),
+        ok()
+    );
+    assert_eq!(run(&mut c, &["DBSIZE"]), int(1), "only the filter that fit");
+    assert_eq!(run(&mut c, &["BF.ADD", "small", "x"]), int(1));
+    assert_eq!(run(&mut c, &["PING"]), Reply::Status("PONG".into()));
+    // RESTORE of a value whose bits the allocator refuses: an error, the server goes on.
+    assert_eq!(
+        run(&mut c, &["BF.RESERVE", "big", "0.01", "30000000"]),
+        ok()
+    );
+    let Reply::Bulk(dump) = run(&mut c, &["DUMP", "big"]) else {
+        panic!("DUMP")
+    };
+    for copy in 0..40 {
+        let key = format!("copy{copy}");
+        let mut cmd = redis::cmd("RESTORE");
+        cmd.arg(&key).arg(0).arg(&dump);
+        if cmd.query::<redis::Value>(&mut c).is_err() {
+            assert_eq!(run(&mut c, &["EXISTS", &key]), int(0));
+            assert_eq!(run(&mut c, &["PING"]), Reply::Status("PONG".into()));
+            let _ = std::fs::remove_dir_all(&dir);
+            return;
+        }
+    }
+    panic!("40 copies of a 36 MB filter fit in a 1 GB address space");
+}

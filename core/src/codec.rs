@@ -38,6 +38,8 @@ pub enum DecodeError {
     ItemSum,
     /// The links together would take more than this machine's memory (RAM and swap).
     MachineMemory,
+    /// The allocator refused the memory for the filter.
+    OutOfMemory,
     /// An empty piece of a bit array.
     EmptyPiece,
     /// A piece of a bit array running past the end of its link.
@@ -94,6 +96,7 @@ impl fmt::Display for DecodeError {
             DecodeError::BitsPerEntry => "link hash count disagrees with its bits per entry",
             DecodeError::ItemSum => "link item counts disagree with the filter's",
             DecodeError::MachineMemory => "filter larger than this machine's memory",
+            DecodeError::OutOfMemory => "the server refused the memory for the filter",
             DecodeError::EmptyPiece => "empty bit-array piece",
             DecodeError::LongPiece => "bit-array piece longer than its link",
             DecodeError::HeaderLength => "header length disagrees with its link count",
@@ -248,5 +251,11 @@ impl FieldReader for FieldSlice<'_> {
             Field::Bytes(_) => Err(DecodeError::LongPiece),
             _ => Err(DecodeError::Read("expected a string field")),
         }
+    }
+}
+
+impl From<crate::memory::OutOfMemory> for DecodeError {
+    fn from(_: crate::memory::OutOfMemory) -> Self {
+        DecodeError::OutOfMemory
     }
 }

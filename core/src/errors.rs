@@ -94,6 +94,9 @@ pub const NOT_A_WINDOW: &str = "ERR not a window filter (created without SLIDING
 pub const WINDOW_FULL: &str = "ERR window filter is full: NONSCALING and more than its capacity \
     within one window";
 
+/// A filter (or a link, or a window's extra array) whose bits the allocator refused
+/// (RedisBloom's text): the server goes on, and nothing changed.
+pub const OUT_OF_MEMORY: &str = "ERR Insufficient memory to create filter";
 /// `NOREFRESH` where no window filter is created or added to.
 pub const NOREFRESH_WITHOUT_WINDOW: &str =
     "ERR NOREFRESH applies only to window filters: give SLIDING or WINDOW seconds with it";
@@ -192,6 +195,7 @@ pub fn filter_error(e: &FilterError) -> String {
         FilterError::LinkTooLarge { needed } => link_too_large(*needed),
         FilterError::CannotGrow => CANNOT_GROW.to_string(),
         FilterError::WindowFull => WINDOW_FULL.to_string(),
+        FilterError::OutOfMemory { .. } => OUT_OF_MEMORY.to_string(),
     }
 }
 

@@ -3,6 +3,7 @@
 //! every format stores. The window filters' blocked layouts keep their bits in them.
 
 use crate::hints;
+use crate::memory::{self, OutOfMemory, Zeroable};
 use crate::sizing::{words_as_bytes, words_as_bytes_mut};
 
 /// One cache line: 512 bits, aligned so that a line is one miss.
@@ -13,22 +14,15 @@ pub struct Line(pub [u64; 8]);
 /// Bits in a [`Line`].
 pub const LINE_BITS: u64 = 512;
 
-/// `count` zeroed lines (at least one), with huge pages asked for when large.
-pub fn zeroed(count: usize) -> Box<[Line]> {
-    let count = count.max(1);
-    let layout = std::alloc::Layout::array::<Line>(count).expect("a line array's size");
-    // SAFETY: the layout is non-zero in size; a Line is eight u64s, for which all-zero bytes
-    // are a valid value, so the zeroed block is `count` initialised Lines, owned by the Box
-    // from here on (allocated by the global allocator, as Box frees it).
-    let mut data = unsafe {
-        let block = std::alloc::alloc_zeroed(layout).cast::<Line>();
-        if block.is_null() {
-            std::alloc::handle_alloc_error(layout);
-        }
-        Box::from_raw(std::ptr::slice_from_raw_parts_mut(block, count))
-    };
+// SAFETY: a Line is eight u64s, for which all-zero bytes are a valid value; it is Copy.
+unsafe impl Zeroable for Line {}
+
+/// `count` zeroed lines (at least one), with huge pages asked for when large; the error when
+/// the allocator refuses them.
+pub fn zeroed(count: usize) -> Result<Box<[Line]>, OutOfMemory> {
+    let mut data = memory::zeroed::<Line>(count.max(1))?;
     hints::advise_huge_pages(&mut data);
-    data
+    Ok(data)
 }
 
 /// The lines as words.

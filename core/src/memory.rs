@@ -19,6 +19,89 @@ pub fn allocated(requested: usize) -> u64 {
     }
 }
 
+/// An allocation the allocator refused: the bytes asked for.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct OutOfMemory {
+    /// Bytes of the refused block.
+    pub bytes: u64,
+}
+
+/// Types whose all-zero bytes are a valid value, which [`zeroed`] may hand out.
+///
+/// # Safety
+/// All-zero bytes must be a valid value of the type, and it must need no drop.
+pub unsafe trait Zeroable: Copy {}
+
+// SAFETY: every bit pattern of an integer is a valid value, zero included.
+unsafe impl Zeroable for u8 {}
+// SAFETY: as for u8.
+unsafe impl Zeroable for u64 {}
+
+/// `count` zeroed values in one block, or the error when the allocator refuses it: a filter's
+/// bits, whose size a client chooses (`BF.RESERVE`, growth, `RESTORE`, `BF.LOADCHUNK`, an RDB
+/// value), so a refusal must be an error reply and never abort the server. Zeroed by the
+/// allocator (calloc), so the kernel's zero pages back the block until it is written.
+pub fn zeroed<T: Zeroable>(count: usize) -> Result<Box<[T]>, OutOfMemory> {
+    let refused = OutOfMemory {
+        bytes: (count as u64).saturating_mul(std::mem::size_of::<T>() as u64),
+    };
+    if count == 0 {
+        return Ok(Box::new([]));
+    }
+    let layout = std::alloc::Layout::array::<T>(count).map_err(|_| refused)?;
+    // SAFETY: the layout has a non-zero size (count > 0, and no Zeroable type here is zero-
+    // sized); the block, when not null, holds `count` zeroed T, each a valid value (the
+    // Zeroable contract), owned by the Box from here on (made by the global allocator, as Box
+    // frees it).
+    unsafe {
+        let block = std::alloc::alloc_zeroed(layout).cast::<T>();
+        if block.is_null() {
+            return Err(refused);
+        }
+        Ok(Box::from_raw(std::ptr::slice_from_raw_parts_mut(
+            block, count,
+        )))
+    }
+}
+
+/// Blocks at least this large are zeroed by handing their whole pages back to the kernel
+/// (which maps zero pages until they are written) instead of writing zeros into them.
+const ZERO_BY_KERNEL_BYTES: usize = 1 << 20;
+
+/// Zeroes `len` bytes at `block`, a block an allocator just handed out. A large block's whole
+/// pages go back to the kernel (`MADV_DONTNEED`: they read as zeros and take no memory until
+/// written, as a calloc'd block's do) and only its ends are written; a small one is written.
+/// For an allocator without a calloc that can fail (Redis 7.0's module API has none).
+///
+/// # Safety
+/// `block` must be valid for writes of `len` bytes, and its pages must be private anonymous
+/// memory that nothing else uses (a fresh block from malloc, which keeps its bookkeeping
+/// outside large blocks).
+pub unsafe fn zero_block(block: *mut u8, len: usize) {
+    #[cfg(target_os = "linux")]
+    if len >= ZERO_BY_KERNEL_BYTES {
+        let page = 4096;
+        let start = block as usize;
+        let first = start.next_multiple_of(page);
+        let end = (start + len) & !(page - 1);
+        // SAFETY: [first, end) is inside the block (the caller's contract), and dropping its
+        // pages only makes them read as zeros; the ends around it are written.
+        let dropped = unsafe {
+            libc::madvise(first as *mut libc::c_void, end - first, libc::MADV_DONTNEED) == 0
+        };
+        if dropped {
+            // SAFETY: both ranges are inside the block.
+            unsafe {
+                std::ptr::write_bytes(block, 0, first - start);
+                std::ptr::write_bytes(end as *mut u8, 0, start + len - end);
+            }
+            return;
+        }
+    }
+    // SAFETY: the caller's contract.
+    unsafe { std::ptr::write_bytes(block, 0, len) };
+}
+
 /// What the server allocates for a module value beside the module's own blocks (its object
 /// header and module-value record, 16 bytes each), which `MEMORY USAGE` counts only if the
 /// module's figure does.
@@ -45,5 +128,32 @@ mod tests {
         assert_eq!(allocated(1025), 1280);
         assert_eq!(allocated(21_846_576 - 100), 24 << 20);
         assert_eq!(allocated(usize::MAX), u64::MAX);
+    }
+
+    #[test]
+    fn zero_block_zeroes_small_and_large_blocks() {
+        for len in [0, 1, 4095, 1 << 20, (3 << 20) + 17] {
+            let mut block = vec![0xa5u8; len + 64];
+            // SAFETY: the vector's buffer, private memory, holds len + 64 bytes.
+            unsafe { zero_block(block.as_mut_ptr().add(32), len) };
+            assert!(block[32..32 + len].iter().all(|&b| b == 0), "{len}");
+            assert!(block[..32]
+                .iter()
+                .chain(&block[32 + len..])
+                .all(|&b| b == 0xa5));
+        }
+    }
+
+    #[test]
+    fn a_refused_block_is_an_error() {
+        assert_eq!(zeroed::<u8>(3).unwrap().as_ref(), &[0, 0, 0]);
+        assert!(zeroed::<u64>(0).unwrap().is_empty());
+        // More than an address space holds: refused, whatever the machine.
+        assert_eq!(
+            zeroed::<u64>(usize::MAX / 16).map(|b| std::hint::black_box(b).len()),
+            Err(OutOfMemory {
+                bytes: (usize::MAX / 16) as u64 * 8
+            })
+        );
     }
 }

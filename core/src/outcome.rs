@@ -24,6 +24,18 @@ pub enum FilterError {
     /// A NONSCALING time window took more than its capacity within a window: another slice
     /// would pass its fixed memory, and no slice may go while items inside the window need it.
     WindowFull,
+    /// The allocator refused the bits (an address-space limit, strict overcommit, a
+    /// container's memory limit): nothing changed.
+    OutOfMemory {
+        /// Bytes of the refused block.
+        needed: u64,
+    },
+}
+
+impl From<crate::memory::OutOfMemory> for FilterError {
+    fn from(e: crate::memory::OutOfMemory) -> Self {
+        FilterError::OutOfMemory { needed: e.bytes }
+    }
 }
 
 /// Result of adding one item.

@@ -108,7 +108,7 @@ impl ChainBuilder {
             bits: h.bits,
             hashes: h.hashes as u32,
         };
-        let mut link = Link::new(h.layout, h.capacity, h.error, geometry);
+        let mut link = Link::new(h.layout, h.capacity, h.error, geometry)?;
         link.items = h.items;
         self.links.push(link);
         Ok(self.links.last_mut().expect("just pushed"))

@@ -72,7 +72,7 @@ impl Chain {
                 spec.capacity,
                 error,
                 geometry,
-            )],
+            )?],
         })
     }
 
@@ -302,8 +302,13 @@ impl Chain {
         // Each grown link gives back the first link's excess, in proportion to its share.
         let target = error * (1.0 - self.first_link_excess()) * GROWN_HEADROOM;
         let geometry = link_geometry(capacity, target, self.bit_bytes(), max_bytes)?;
+        let link = Link::new(Layout::NativeMixed, capacity, error, geometry)?;
         self.links
-            .push(Link::new(Layout::NativeMixed, capacity, error, geometry));
+            .try_reserve(1)
+            .map_err(|_| FilterError::OutOfMemory {
+                needed: std::mem::size_of::<Link>() as u64,
+            })?;
+        self.links.push(link);
         Ok(())
     }
 }
@@ -501,10 +506,10 @@ mod tests {
         let g = sizing::redisbloom(100, 0.01).unwrap();
         mixed
             .links
-            .insert(0, Link::new(Layout::RedisBloom32, 100, 0.01, g));
+            .insert(0, Link::new(Layout::RedisBloom32, 100, 0.01, g).unwrap());
         mixed
             .links
-            .insert(1, Link::new(Layout::RedisBloom, 100, 0.01, g));
+            .insert(1, Link::new(Layout::RedisBloom, 100, 0.01, g).unwrap());
         mixed.links[0].items = 100;
         mixed.links[1].items = 100;
         assert_batches_match_singles(mixed, &items);

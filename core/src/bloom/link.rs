@@ -1,6 +1,8 @@
 //! One link of a chain: a fixed-size Bloom filter with its own capacity and error rate.
 
-use bitvec::prelude::{BitBox, BitVec, Lsb0};
+use bitvec::prelude::{BitBox, Lsb0};
+
+use crate::memory::{self, OutOfMemory};
 
 use crate::hash::{mix64, reduce, ItemHash};
 use crate::hints;
@@ -72,18 +74,23 @@ pub struct Link {
 }
 
 impl Link {
-    /// A zeroed link of the given geometry.
-    pub fn new(layout: Layout, capacity: u64, error: f64, geometry: Geometry) -> Self {
-        let mut words = vec![0u64; (geometry.bits / 64) as usize];
+    /// A zeroed link of the given geometry, or the error when the allocator refuses its bits.
+    pub fn new(
+        layout: Layout,
+        capacity: u64,
+        error: f64,
+        geometry: Geometry,
+    ) -> Result<Self, OutOfMemory> {
+        let mut words = memory::zeroed::<u64>((geometry.bits / 64) as usize)?;
         hints::advise_huge_pages(&mut words);
-        Link {
+        Ok(Link {
             layout,
             capacity,
             error,
             hashes: geometry.hashes,
             items: 0,
-            bits: BitVec::from_vec(words).into_boxed_bitslice(),
-        }
+            bits: BitBox::from_boxed_slice(words),
+        })
     }
 
     /// Number of bits.

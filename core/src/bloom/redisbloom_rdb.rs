@@ -127,7 +127,7 @@ mod tests {
     fn rb_link(layout: Layout, capacity: u64, error: f64, items: &[String]) -> (Link, f64) {
         let g = sizing::redisbloom(capacity, error).unwrap();
         let bpe = (error.ln() / 0.480453013918201).abs();
-        let mut link = Link::new(layout, capacity, error, g);
+        let mut link = Link::new(layout, capacity, error, g).unwrap();
         for it in items {
             let h = match layout {
                 Layout::RedisBloom => ItemHash::redisbloom(it.as_bytes()),

@@ -240,7 +240,8 @@ mod tests {
                 bits: 17_971_992 * 8,
                 hashes: 7,
             },
-        );
+        )
+        .unwrap();
         let steps: Vec<(i64, usize)> = chunks(&c).map(|(n, d)| (n, d.len())).collect();
         assert_eq!(
             steps,

@@ -90,7 +90,7 @@ impl CuckooBuilder {
         if machine_memory().is_some_and(|memory| self.bytes > memory) {
             return Err(DecodeError::MachineMemory);
         }
-        self.filters.push(filter::zeroed(bytes));
+        self.filters.push(filter::zeroed(bytes)?);
         Ok(self.filters.last_mut().expect("just pushed"))
     }
 

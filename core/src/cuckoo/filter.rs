@@ -24,7 +24,7 @@ use xxhash_rust::xxh3::xxh3_64_with_seed;
 use crate::hash::murmur64a;
 use crate::hints::{advise_huge_pages, prefetch_byte};
 use crate::lookahead::{answer_ahead, each_ahead};
-use crate::memory::allocated;
+use crate::memory::{self, allocated, OutOfMemory};
 use crate::spec::CuckooSpec;
 
 /// The most sub-filters a filter holds (RedisBloom's count is 16 bits, and wraps past this).
@@ -164,7 +164,7 @@ impl Cuckoo {
         }
         Ok(Cuckoo {
             filters: Box::new([Sub {
-                slots: zeroed(bytes),
+                slots: zeroed(bytes)?,
             }]),
             items: 0,
             deletes: 0,
@@ -500,10 +500,9 @@ impl Cuckoo {
                 limit: max_bytes,
             });
         }
+        let slots = zeroed(bytes)?;
         let mut filters = std::mem::take(&mut self.filters).into_vec();
-        filters.push(Sub {
-            slots: zeroed(bytes),
-        });
+        filters.push(Sub { slots });
         self.filters = filters.into_boxed_slice();
         Ok(bytes)
     }
@@ -600,8 +599,15 @@ pub const AHEAD: usize = 8;
 /// A zeroed slot array (calloc: the kernel's zero pages until written), on huge pages when it
 /// is large: a lookup in a big sub-filter touches two random lines, and with 4 KiB pages each
 /// is also a TLB miss.
-pub(super) fn zeroed(bytes: u64) -> Box<[u8]> {
-    let mut slots = vec![0u8; bytes as usize].into_boxed_slice();
+pub(super) fn zeroed(bytes: u64) -> Result<Box<[u8]>, OutOfMemory> {
+    let mut slots =
+        memory::zeroed::<u8>(usize::try_from(bytes).map_err(|_| OutOfMemory { bytes })?)?;
     advise_huge_pages(&mut slots);
-    slots
+    Ok(slots)
+}
+
+impl From<OutOfMemory> for CuckooError {
+    fn from(_: OutOfMemory) -> Self {
+        CuckooError::Insufficient
+    }
 }

@@ -147,10 +147,10 @@ fn count_double_counts_a_bucket_that_is_both_candidates() {
 #[test]
 fn counts_wrap_as_redisbloom_does() {
     // A LOADCHUNK'd filter says 0 items and u64::MAX deletes, but holds a fingerprint.
-    let mut cf = Cuckoo::from_parts(vec![zeroed(8)], 2, 20, 1, 0, u64::MAX, 0);
+    let mut cf = Cuckoo::from_parts(vec![zeroed(8).unwrap()], 2, 20, 1, 0, u64::MAX, 0);
     let hash = cf.hash(b"item1");
     assert!(cf.insert(hash, MAX_FILTERS, NO_LIMIT).is_ok());
-    let mut loaded = Cuckoo::from_parts(vec![zeroed(8)], 2, 20, 1, 0, u64::MAX, 0);
+    let mut loaded = Cuckoo::from_parts(vec![zeroed(8).unwrap()], 2, 20, 1, 0, u64::MAX, 0);
     loaded
         .slot_arrays_mut()
         .next()
@@ -200,13 +200,21 @@ fn full_refusals_change_nothing() {
 #[test]
 fn growth_past_the_bucket_bound_is_insufficient_memory() {
     // Sub-filter 11 of expansion 32768 would need 2 × 2^165 buckets.
-    let mut cf = Cuckoo::from_parts(vec![zeroed(2); 11], 1, 1, 32768, 0, 0, 1);
+    let mut cf = Cuckoo::from_parts(vec![zeroed(2).unwrap(); 11], 1, 1, 32768, 0, 0, 1);
     assert_eq!(
         cf.grow(MAX_FILTERS, NO_LIMIT),
         Err(CuckooError::Insufficient)
     );
     // At 2^56 buckets exactly, too.
-    let mut cf = Cuckoo::from_parts(vec![zeroed(1 << 26), zeroed(1)], 1, 1, 1 << 15, 0, 0, 1);
+    let mut cf = Cuckoo::from_parts(
+        vec![zeroed(1 << 26).unwrap(), zeroed(1).unwrap()],
+        1,
+        1,
+        1 << 15,
+        0,
+        0,
+        1,
+    );
     assert_eq!(
         cf.grow(MAX_FILTERS, NO_LIMIT),
         Err(CuckooError::Insufficient)

@@ -22,7 +22,7 @@ use siphasher::sip::SipHasher13;
 
 use crate::hints;
 use crate::lookahead::{answer_ahead, each_ahead};
-use crate::memory::allocated;
+use crate::memory::{self, allocated, OutOfMemory};
 use crate::outcome::{AddOutcome, FilterError};
 use crate::spec::{FilterSpec, Growth};
 
@@ -86,13 +86,21 @@ impl SipPair {
 
 /// A saved bit array of `bytes` zero bytes: its header (version, length, `k`, seed), then the
 /// bits.
-pub(crate) fn empty_bitmap(bytes: u64, hashes: u32, seed: &[u8; SEED_BYTES]) -> Vec<u8> {
-    let mut raw = vec![0u8; BITMAP_HEADER + bytes as usize];
+pub(crate) fn empty_bitmap(
+    bytes: u64,
+    hashes: u32,
+    seed: &[u8; SEED_BYTES],
+) -> Result<Vec<u8>, OutOfMemory> {
+    let size = usize::try_from(bytes)
+        .ok()
+        .and_then(|b| b.checked_add(BITMAP_HEADER))
+        .ok_or(OutOfMemory { bytes })?;
+    let mut raw = Vec::from(memory::zeroed::<u8>(size)?);
     raw[0] = BITMAP_VERSION;
     raw[1..9].copy_from_slice(&bytes.to_le_bytes());
     raw[9..13].copy_from_slice(&hashes.to_le_bytes());
     raw[13..BITMAP_HEADER].copy_from_slice(seed);
-    raw
+    Ok(raw)
 }
 
 /// One sub-filter: valkey-bloom's bit array (header included, as it is saved), its capacity
@@ -427,6 +435,6 @@ fn sub_filter(
             limit: max_bytes,
         });
     }
-    let raw = empty_bitmap(bytes, hash_count(bytes, capacity), seed);
+    let raw = empty_bitmap(bytes, hash_count(bytes, capacity), seed)?;
     Ok(SubFilter::from_raw(raw, capacity, 0))
 }

@@ -77,7 +77,7 @@ pub(crate) fn from_header(
     check_limit(needed, max_bytes)?;
     for (seed, hashes, bytes, capacity, items) in filters {
         b.check_room(bytes)?;
-        let raw = empty_bitmap(bytes, hashes, &seed);
+        let raw = empty_bitmap(bytes, hashes, &seed).map_err(DecodeError::from)?;
         b.push(raw, capacity, items)?;
     }
     let v = b.build()?;

@@ -253,9 +253,10 @@ impl SlidingBuilder {
                 added: h.added,
                 next_generation: h.next_generation,
                 slices: Vec::with_capacity(n as usize),
-                ring: h
-                    .ring
-                    .then(|| Ring::new(h.hashes, h.generations, h.base_bits)),
+                ring: match h.ring {
+                    true => Some(Ring::new(h.hashes, h.generations, h.base_bits)?),
+                    false => None,
+                },
                 own_arrays: false,
             },
             declared: n as usize,
@@ -307,7 +308,7 @@ impl SlidingBuilder {
                 .filter
                 .ring_slice(h.generation, h.capacity, level)
                 .ok_or(DecodeError::RingPlace)?,
-            bits => Slice::new(h.generation, h.started, bits, h.capacity, level),
+            bits => Slice::new(h.generation, h.started, bits, h.capacity, level)?,
         };
         slice.started = h.started;
         slice.ended = h.ended;

@@ -5,6 +5,7 @@
 use crate::hash::{mix64, reduce, ItemHash};
 use crate::hints;
 use crate::lines::{self, Line, LINE_BITS};
+use crate::memory::{self, OutOfMemory};
 use crate::sizing::{words_as_bytes, words_as_bytes_mut};
 use crate::sizing::{MAX_LINK_BITS, WORD_BITS};
 use crate::window::design::fill;
@@ -79,19 +80,19 @@ impl Ring {
     }
 
     /// A zeroed ring for slices of `slice_bits` bits (a multiple of the segment).
-    pub(super) fn new(hashes: u64, generations: u64, slice_bits: u64) -> Self {
+    pub(super) fn new(hashes: u64, generations: u64, slice_bits: u64) -> Result<Self, OutOfMemory> {
         let (segments, segment_bits) = Ring::shape(hashes, generations).expect("a ring shape");
         let lines = slice_bits / segment_bits;
         let count = (hashes * lines) as usize;
-        let data = lines::zeroed(count);
-        Ring {
+        let data = lines::zeroed(count)?;
+        Ok(Ring {
             groups: hashes,
             segments,
             segment_bits,
             lines,
             group_salts: (0..hashes).map(group_salt).collect(),
             data,
-        }
+        })
     }
 
     /// Bytes of a ring for `hashes` groups of slices of `slice_bits` bits; saturating, since a
@@ -216,17 +217,23 @@ pub struct Slice {
 
 impl Slice {
     /// A zeroed slice of `bits` bits (a multiple of 64) with its own bit array.
-    pub fn new(generation: u64, started: u64, bits: u64, capacity: u64, level: u32) -> Self {
-        let mut words = vec![0u64; (bits / WORD_BITS) as usize];
+    pub fn new(
+        generation: u64,
+        started: u64,
+        bits: u64,
+        capacity: u64,
+        level: u32,
+    ) -> Result<Self, OutOfMemory> {
+        let mut words = memory::zeroed::<u64>((bits / WORD_BITS) as usize)?;
         hints::advise_huge_pages(&mut words);
-        Slice::with_storage(
+        Ok(Slice::with_storage(
             generation,
             started,
             bits,
             capacity,
             level,
-            Storage::Own(words.into()),
-        )
+            Storage::Own(words),
+        ))
     }
 
     pub(super) fn with_storage(

@@ -174,7 +174,7 @@ impl Sliding {
             // The steady state's k + l slices, without the doubling of a growing VecDeque.
             slices: Vec::with_capacity((k + l) as usize),
             // Allocated now, as a plain filter's bits are: the memory is fixed at creation.
-            ring: Some(Ring::new(k, l, base_bits)),
+            ring: Some(Ring::new(k, l, base_bits)?),
             own_arrays: false,
         })
     }

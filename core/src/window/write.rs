@@ -270,7 +270,7 @@ impl Sliding {
                 if let Some(newest) = self.slices.last_mut() {
                     newest.ended = clock;
                 }
-                self.push(clock, self.base_bits, self.base_capacity, 0, undo);
+                self.push(clock, self.base_bits, self.base_capacity, 0, undo)?;
             }
             return Ok(());
         }
@@ -324,18 +324,26 @@ impl Sliding {
         }
     }
 
-    fn push(&mut self, started: u64, bits: u64, capacity: u64, level: u32, undo: &mut Undo) {
+    fn push(
+        &mut self,
+        started: u64,
+        bits: u64,
+        capacity: u64,
+        level: u32,
+        undo: &mut Undo,
+    ) -> Result<(), FilterError> {
         let generation = self.next_generation;
         let slice = match self.ring_place(bits) {
             Some(place) => Slice::with_storage(generation, started, bits, capacity, level, place),
             None => {
                 let bits = bits.next_multiple_of(WORD_BITS);
-                Slice::new(generation, started, bits, capacity, level)
+                Slice::new(generation, started, bits, capacity, level)?
             }
         };
         self.next_generation += 1;
         self.slices.push(slice);
         undo.pushed += 1;
+        Ok(())
     }
 
     /// Ends the newest generation and starts a new slice. A count window's slices are all of
@@ -376,7 +384,7 @@ impl Sliding {
             for i in 1..spans.min(u64::from(self.hashes)) {
                 self.check_room(fixed, self.base_bits, max_bytes)?;
                 let started = newest_started + i * self.span;
-                self.push(started, self.base_bits, self.base_capacity, level, undo);
+                self.push(started, self.base_bits, self.base_capacity, level, undo)?;
                 self.slices.last_mut().expect("just pushed").ended = started + self.span;
             }
         }
@@ -386,8 +394,7 @@ impl Sliding {
             self.grown_slice(level)?
         };
         self.check_room(fixed, bits, max_bytes)?;
-        self.push(clock, bits, capacity, level, undo);
-        Ok(())
+        self.push(clock, bits, capacity, level, undo)
     }
 
     /// Whether one more slice of `bits` fits: under the per-filter limit, and for a

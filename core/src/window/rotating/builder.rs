@@ -200,7 +200,7 @@ impl RotatingBuilder {
                 clock: h.clock,
                 added: h.added,
                 slots: Vec::with_capacity(r as usize + 1),
-                base: lines::zeroed((h.blocks * (r + 1)) as usize),
+                base: lines::zeroed((h.blocks * (r + 1)) as usize)?,
                 has_extras: false,
                 watch: Watch::default(),
             },
@@ -262,7 +262,7 @@ impl RotatingBuilder {
             return Err(DecodeError::MachineMemory);
         }
         self.owed -= 1;
-        let mut extra = Extra::new(h.hashes as u32, h.blocks, h.capacity);
+        let mut extra = Extra::new(h.hashes as u32, h.blocks, h.capacity)?;
         extra.load = h.load;
         let slot = self.filter.slots.last_mut().expect("a slot owes it");
         slot.extras.push(extra);

@@ -43,7 +43,7 @@ use std::sync::atomic::{AtomicU64, Ordering};
 
 use crate::hash::{mix64, reduce, ItemHash};
 use crate::lines::{self, Line};
-use crate::memory::allocated;
+use crate::memory::{allocated, OutOfMemory};
 use crate::outcome::FilterError;
 use crate::sizing::MAX_LINK_BITS;
 use crate::spec::{FilterSpec, Growth, Window};
@@ -116,14 +116,14 @@ pub struct Extra {
 }
 
 impl Extra {
-    pub(crate) fn new(hashes: u32, blocks: u64, capacity: u64) -> Self {
-        Extra {
+    pub(crate) fn new(hashes: u32, blocks: u64, capacity: u64) -> Result<Self, OutOfMemory> {
+        Ok(Extra {
             hashes,
             blocks,
             capacity,
             load: 0,
-            lines: lines::zeroed(blocks as usize),
-        }
+            lines: lines::zeroed(blocks as usize)?,
+        })
     }
 
     #[inline]
@@ -282,7 +282,7 @@ impl Rotating {
             clock: 0,
             added: 0,
             slots: (0..=r).map(|_| Slot::empty()).collect(),
-            base: lines::zeroed((blocks * (r + 1)) as usize),
+            base: lines::zeroed((blocks * (r + 1)) as usize)?,
             has_extras: false,
             watch: Watch::default(),
         })

@@ -230,7 +230,7 @@ impl Rotating {
                 limit: max_bytes,
             });
         }
-        Ok(Extra::new(design.hashes, blocks, capacity))
+        Ok(Extra::new(design.hashes, blocks, capacity)?)
     }
 
     /// Carries out a plan: starts the generation if it must, then sets the item's bits.
