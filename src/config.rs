@@ -22,6 +22,7 @@
 
 use std::ffi::{c_char, c_int, c_longlong, c_void, CStr, CString};
 use std::sync::atomic::{AtomicBool, AtomicI64, AtomicPtr, AtomicU64, Ordering::Relaxed};
+use std::sync::{Mutex, PoisonError};
 
 use redis_module::raw;
 
@@ -40,6 +41,15 @@ static EXPANSION: AtomicU64 = AtomicU64::new(2);
 static MAX_FILTER_BYTES: AtomicU64 = AtomicU64::new(DEFAULT_MAX_FILTER_BYTES);
 static CF_MAX_EXPANSIONS: AtomicU64 = AtomicU64::new(32);
 static AT_TOLERANCE: AtomicU64 = AtomicU64::new(1000);
+
+/// Whether a setting's documented name (`bf.*`) was given while the config file was applied:
+/// then it wins over any other name of that setting in the file, wherever they stand.
+static ERROR_RATE_GIVEN: AtomicBool = AtomicBool::new(false);
+static INITIAL_SIZE_GIVEN: AtomicBool = AtomicBool::new(false);
+static EXPANSION_GIVEN: AtomicBool = AtomicBool::new(false);
+static MAX_FILTER_BYTES_GIVEN: AtomicBool = AtomicBool::new(false);
+static CF_MAX_EXPANSIONS_GIVEN: AtomicBool = AtomicBool::new(false);
+static AT_TOLERANCE_GIVEN: AtomicBool = AtomicBool::new(false);
 static CF_BUCKET_SIZE: AtomicU64 = AtomicU64::new(CuckooSpec::DEFAULT_BUCKET_SIZE as u64);
 static CF_INITIAL_SIZE: AtomicU64 = AtomicU64::new(CuckooSpec::DEFAULT_CAPACITY);
 static CF_MAX_ITERATIONS: AtomicU64 = AtomicU64::new(CuckooSpec::DEFAULT_MAX_ITERATIONS as u64);
@@ -48,6 +58,8 @@ static CF_EXPANSION: AtomicU64 = AtomicU64::new(CuckooSpec::DEFAULT_EXPANSION as
 static UNPREFIXED_CONFIGS: AtomicBool = AtomicBool::new(false);
 /// How many of them it refused (a name it already had).
 static SKIPPED_UNPREFIXED: AtomicU64 = AtomicU64::new(0);
+/// Whether the server refused the probe's flag (and logged a warning saying so).
+static PROBE_REFUSED: AtomicBool = AtomicBool::new(false);
 /// Set while `LoadConfigs` applies redis.conf: two names of one setting each get a value then,
 /// the file's or their default, so a name's default (the value the setting had when it was
 /// registered) is not applied over the other name's value from the file.
@@ -105,6 +117,10 @@ pub fn unprefixed_configs() -> String {
         UNPREFIXED_CONFIGS.load(Relaxed),
         SKIPPED_UNPREFIXED.load(Relaxed),
     ) {
+        // Redis 7 and Valkey 8 log the refusal of the probe's flag before this line.
+        (false, _) if PROBE_REFUSED.load(Relaxed) => "no (this server takes none: the \"Invalid \
+             flag(s) for configuration\" line above is rsbloom's probe for them, and harmless)"
+            .into(),
         (false, _) => "no".into(),
         (true, 0) => "yes".into(),
         (true, skipped) => format!("yes, {} of 8", 8 - skipped),
@@ -165,12 +181,45 @@ fn set_config_error(err: *mut *mut raw::RedisModuleString, text: &str) {
 /// but does not free it, so the module keeps it until the next get.
 static ERROR_RATE_STRING: AtomicPtr<raw::RedisModuleString> = AtomicPtr::new(std::ptr::null_mut());
 
+/// Another name of the error rate (RedisBloom 8's `bf-error-rate`, valkey-bloom's
+/// `bf.bloom-fp-rate`), under [`Alias`]'s rule: its callbacks' privdata.
+struct RateName {
+    used: AtomicBool,
+    pending: Mutex<Option<u64>>,
+}
+
+impl RateName {
+    const fn new() -> Self {
+        RateName {
+            used: AtomicBool::new(false),
+            pending: Mutex::new(None),
+        }
+    }
+}
+
+/// `bf-error-rate`, then `bf.bloom-fp-rate`.
+static RATE_NAMES: [RateName; 2] = [RateName::new(), RateName::new()];
+
+/// The other name of the error rate a callback's privdata points at; None for
+/// `bf.error-rate` itself.
+fn rate_name(privdata: *mut c_void) -> Option<&'static RateName> {
+    RATE_NAMES
+        .iter()
+        .find(|r| std::ptr::eq(*r, privdata.cast_const().cast()))
+}
+
 extern "C" fn get_error_rate(
     _name: *const c_char,
-    _privdata: *mut c_void,
+    privdata: *mut c_void,
 ) -> *mut raw::RedisModuleString {
     no_unwind(std::ptr::null_mut(), || {
-        config_string(&ERROR_RATE_STRING, &error_rate_text())
+        let text = match rate_name(privdata) {
+            Some(r) if !r.used.load(Relaxed) => {
+                format!("{:?}", f64::from_bits(ERROR_RATE_REGISTERED.load(Relaxed)))
+            }
+            _ => error_rate_text(),
+        };
+        config_string(&ERROR_RATE_STRING, &text)
     })
 }
 
@@ -200,17 +249,39 @@ fn config_string(
 extern "C" fn set_error_rate(
     _name: *const c_char,
     val: *mut raw::RedisModuleString,
-    _privdata: *mut c_void,
+    privdata: *mut c_void,
     err: *mut *mut raw::RedisModuleString,
 ) -> c_int {
+    const ERR: c_int = raw::Status::Err as c_int;
     let registered = ERROR_RATE_REGISTERED.load(Relaxed);
-    set_rate(
-        val,
-        err,
-        &ERROR_RATE_BITS,
-        Some(registered),
-        ERROR_RATE_CONFIG_ERROR,
-    )
+    let loading = LOADING.load(Relaxed);
+    let Some(name) = rate_name(privdata) else {
+        let before = ERROR_RATE_BITS.load(Relaxed);
+        let status = set_rate(
+            val,
+            err,
+            &ERROR_RATE_BITS,
+            Some(registered),
+            ERROR_RATE_CONFIG_ERROR,
+        );
+        let stored = ERROR_RATE_BITS.load(Relaxed);
+        if loading && status != ERR && (stored != before || stored != registered) {
+            ERROR_RATE_GIVEN.store(true, Relaxed);
+        }
+        return status;
+    };
+    // Another name: checked as the rate is, held until the file is applied when loading.
+    let held = AtomicU64::new(ERROR_RATE_BITS.load(Relaxed));
+    let status = set_rate(val, err, &held, Some(registered), ERROR_RATE_CONFIG_ERROR);
+    if status != ERR && (!loading || held.load(Relaxed) != registered) {
+        name.used.store(true, Relaxed);
+        if loading {
+            *name.pending.lock().unwrap_or_else(PoisonError::into_inner) = Some(held.load(Relaxed));
+        } else {
+            ERROR_RATE_BITS.store(held.load(Relaxed), Relaxed);
+        }
+    }
+    status
 }
 
 /// A string config holding a number in (0, 1): stores `val` in `cell`, or replies `error`.
@@ -250,6 +321,8 @@ struct Numeric {
     load_arg: args::IntegerArg,
     flags: u32,
     cell: &'static AtomicU64,
+    /// Set when the name is given in the config file.
+    given: &'static AtomicBool,
     /// The default it was registered with.
     registered: AtomicI64,
 }
@@ -260,7 +333,7 @@ impl Numeric {
         load_arg: &'static str,
         (min, max): (i64, i64),
         flags: u32,
-        cell: &'static AtomicU64,
+        (cell, given): (&'static AtomicU64, &'static AtomicBool),
     ) -> Self {
         Numeric {
             name,
@@ -272,6 +345,7 @@ impl Numeric {
             },
             flags,
             cell,
+            given,
             registered: AtomicI64::new(0),
         }
     }
@@ -284,7 +358,7 @@ static NUMERIC: [Numeric; 5] = [
         "INITIAL_SIZE",
         (1, i64::MAX),
         raw::REDISMODULE_CONFIG_DEFAULT,
-        &INITIAL_SIZE,
+        (&INITIAL_SIZE, &INITIAL_SIZE_GIVEN),
     ),
     // 0 means NONSCALING (Growth::from_expansion).
     Numeric::new(
@@ -292,14 +366,14 @@ static NUMERIC: [Numeric; 5] = [
         "EXPANSION",
         (0, u32::MAX as i64),
         raw::REDISMODULE_CONFIG_DEFAULT,
-        &EXPANSION,
+        (&EXPANSION, &EXPANSION_GIVEN),
     ),
     Numeric::new(
         c"max-filter-bytes",
         "MAX_FILTER_BYTES",
         (64, i64::MAX),
         raw::REDISMODULE_CONFIG_MEMORY,
-        &MAX_FILTER_BYTES,
+        (&MAX_FILTER_BYTES, &MAX_FILTER_BYTES_GIVEN),
     ),
     // RedisBloom's load argument; a cuckoo filter holds at most 65535 sub-filters.
     Numeric::new(
@@ -307,7 +381,7 @@ static NUMERIC: [Numeric; 5] = [
         "CF_MAX_EXPANSIONS",
         (1, rsbloom_core::cuckoo::filter::MAX_FILTERS as i64),
         raw::REDISMODULE_CONFIG_DEFAULT,
-        &CF_MAX_EXPANSIONS,
+        (&CF_MAX_EXPANSIONS, &CF_MAX_EXPANSIONS_GIVEN),
     ),
     // Milliseconds; up to the latest clock a window takes.
     Numeric::new(
@@ -315,59 +389,118 @@ static NUMERIC: [Numeric; 5] = [
         "AT_TOLERANCE",
         (0, rsbloom_core::window::sliding::MAX_CLOCK as i64),
         raw::REDISMODULE_CONFIG_DEFAULT,
-        &AT_TOLERANCE,
+        (&AT_TOLERANCE, &AT_TOLERANCE_GIVEN),
     ),
 ];
 
 /// Another name of a numeric setting (RedisBloom 8's unprefixed names, valkey-bloom's): its
 /// name, that module's range, and the setting it names.
+///
+/// One rule for two names of a setting: its documented name (`bf.*`) wins. In the config
+/// file (or on the command line) another name applies only when the documented one is not
+/// given, wherever the lines stand (RedisBloom 8's over valkey-bloom's when both are); by
+/// `CONFIG SET`, the latest set wins. A name reads the setting (within its own range: a value
+/// past it reads as the range's end) once it has been used, in the file, on the command line
+/// or by `CONFIG SET`; a name never used reads its default, so `CONFIG REWRITE` (which writes
+/// every name whose value is not its default) writes the documented names and the names a
+/// user used, and an edit of a documented name in the file takes effect at the next start.
+/// RedisBloom 8's cuckoo names, which are their settings' only names, always read the setting.
 struct Alias {
     name: &'static CStr,
     min: i64,
     max: i64,
     cell: &'static AtomicU64,
+    /// The documented name's "given" flag; None when this is the setting's only name.
+    twin: Option<&'static AtomicBool>,
+    /// Whether this name was used since the start.
+    used: AtomicBool,
+    /// A value from the config file, held until the file is applied (see [`resolve_aliases`]).
+    pending: Mutex<Option<u64>>,
     /// The default it was registered with.
     registered: AtomicI64,
 }
 
 impl Alias {
-    const fn new(name: &'static CStr, (min, max): (i64, i64), cell: &'static AtomicU64) -> Self {
+    const fn new(
+        name: &'static CStr,
+        (min, max): (i64, i64),
+        cell: &'static AtomicU64,
+        twin: Option<&'static AtomicBool>,
+    ) -> Self {
         Alias {
             name,
             min,
             max,
             cell,
+            twin,
+            used: AtomicBool::new(false),
+            pending: Mutex::new(None),
             registered: AtomicI64::new(0),
         }
     }
 
-    /// The setting, within this name's range (CONFIG REWRITE writes what a get returns, and a
-    /// value a load argument put past that module's range must not stop the next start).
+    /// What CONFIG GET (and so CONFIG REWRITE) reads: the setting, within this name's range
+    /// (a value a load argument put past that module's range must not stop the next start),
+    /// once the name was used; its default before.
     fn value(&self) -> i64 {
+        if self.twin.is_some() && !self.used.load(Relaxed) {
+            return self.registered.load(Relaxed);
+        }
+        (self.cell.load(Relaxed).min(i64::MAX as u64) as i64).clamp(self.min, self.max)
+    }
+
+    /// The value of the setting now (what `value` reads once used), for registration.
+    fn setting(&self) -> i64 {
         (self.cell.load(Relaxed).min(i64::MAX as u64) as i64).clamp(self.min, self.max)
     }
 }
 
 /// RedisBloom 8's numeric configs (its `bf-error-rate` is a string, as rsbloom's is).
 static UNPREFIXED: [Alias; 7] = [
-    Alias::new(c"bf-initial-size", (1, 1_048_576), &INITIAL_SIZE),
-    Alias::new(c"bf-expansion-factor", (0, 32_768), &EXPANSION),
-    Alias::new(c"cf-bucket-size", (1, 255), &CF_BUCKET_SIZE),
-    Alias::new(c"cf-initial-size", (1, 1_048_576), &CF_INITIAL_SIZE),
-    Alias::new(c"cf-max-iterations", (1, 65_535), &CF_MAX_ITERATIONS),
-    Alias::new(c"cf-expansion-factor", (0, 32_768), &CF_EXPANSION),
-    Alias::new(c"cf-max-expansions", (1, 65_535), &CF_MAX_EXPANSIONS),
+    Alias::new(
+        c"bf-initial-size",
+        (1, 1_048_576),
+        &INITIAL_SIZE,
+        Some(&INITIAL_SIZE_GIVEN),
+    ),
+    Alias::new(
+        c"bf-expansion-factor",
+        (0, 32_768),
+        &EXPANSION,
+        Some(&EXPANSION_GIVEN),
+    ),
+    Alias::new(c"cf-bucket-size", (1, 255), &CF_BUCKET_SIZE, None),
+    Alias::new(c"cf-initial-size", (1, 1_048_576), &CF_INITIAL_SIZE, None),
+    Alias::new(c"cf-max-iterations", (1, 65_535), &CF_MAX_ITERATIONS, None),
+    Alias::new(c"cf-expansion-factor", (0, 32_768), &CF_EXPANSION, None),
+    Alias::new(
+        c"cf-max-expansions",
+        (1, 65_535),
+        &CF_MAX_EXPANSIONS,
+        Some(&CF_MAX_EXPANSIONS_GIVEN),
+    ),
 ];
 
 /// valkey-bloom's numeric configs (`bf.` + name), with its ranges; its memory limit takes
 /// rsbloom's floor of 64 bytes (0 would refuse every filter).
 static VALKEY_NAMES: [Alias; 3] = [
-    Alias::new(c"bloom-capacity", (1, i64::MAX), &INITIAL_SIZE),
-    Alias::new(c"bloom-expansion", (1, u32::MAX as i64), &EXPANSION),
+    Alias::new(
+        c"bloom-capacity",
+        (1, i64::MAX),
+        &INITIAL_SIZE,
+        Some(&INITIAL_SIZE_GIVEN),
+    ),
+    Alias::new(
+        c"bloom-expansion",
+        (1, u32::MAX as i64),
+        &EXPANSION,
+        Some(&EXPANSION_GIVEN),
+    ),
     Alias::new(
         c"bloom-memory-usage-limit",
         (64, i64::MAX),
         &MAX_FILTER_BYTES,
+        Some(&MAX_FILTER_BYTES_GIVEN),
     ),
 ];
 
@@ -409,7 +542,12 @@ extern "C" fn set_alias(
             );
             return ERR;
         }
-        u.cell.store(val as u64, Relaxed);
+        u.used.store(true, Relaxed);
+        if LOADING.load(Relaxed) && u.twin.is_some() {
+            *u.pending.lock().unwrap_or_else(PoisonError::into_inner) = Some(val as u64);
+        } else {
+            u.cell.store(val as u64, Relaxed);
+        }
         raw::Status::Ok as c_int
     })
 }
@@ -459,7 +597,7 @@ fn register_error_rate(
     ctx: *mut raw::RedisModuleCtx,
     name: &CStr,
     flags: u32,
-    shown: &str,
+    (shown, other): (&str, Option<&'static RateName>),
 ) -> Result<(), String> {
     let default = CString::new(error_rate_text()).map_err(|e| e.to_string())?;
     // SAFETY: OnLoad's live context; NUL-terminated strings (Redis copies them); callbacks
@@ -473,7 +611,9 @@ fn register_error_rate(
             Some(get_error_rate),
             Some(set_error_rate),
             None,
-            std::ptr::null_mut(),
+            other.map_or(std::ptr::null_mut(), |r| {
+                std::ptr::from_ref(r).cast_mut().cast()
+            }),
         )
     };
     if status != raw::Status::Ok as c_int {
@@ -503,10 +643,16 @@ fn register_unprefixed(ctx: *mut raw::RedisModuleCtx) -> Result<bool, String> {
             std::ptr::null_mut(),
         )
     };
+    PROBE_REFUSED.store(probe != ok, Relaxed);
     if probe != ok || !server_knows_config(ctx, UNPREFIXED_PROBE) {
         return Ok(false);
     }
-    register_error_rate(ctx, c"bf-error-rate", flags, "bf-error-rate")?;
+    register_error_rate(
+        ctx,
+        c"bf-error-rate",
+        flags,
+        ("bf-error-rate", Some(&RATE_NAMES[0])),
+    )?;
     // Valkey 9 keeps one namespace for a module's names with and without its prefix:
     // `cf-max-expansions` is rsbloom's `bf.cf-max-expansions` there, which stays.
     let refused = register_aliases(ctx, &UNPREFIXED, flags);
@@ -522,7 +668,7 @@ fn register_aliases(
 ) -> Vec<&'static CStr> {
     let mut refused = Vec::new();
     for u in aliases {
-        let current = u.value();
+        let current = u.setting();
         u.registered.store(current, Relaxed);
         // SAFETY: as in `register`; privdata points at the static entry, which lives for the
         // whole process and is only compared against.
@@ -585,6 +731,9 @@ extern "C" fn set_numeric(
             return ERR;
         }
         n.cell.store(val as u64, Relaxed);
+        if LOADING.load(Relaxed) {
+            n.given.store(true, Relaxed);
+        }
         raw::Status::Ok as c_int
     })
 }
@@ -661,7 +810,12 @@ extern "C" fn set_kept_bool(
 /// lists rsbloom's own names only (CONFIG REWRITE still writes every changed name).
 fn register_valkey_names(ctx: *mut raw::RedisModuleCtx) -> Result<(), String> {
     let flags = raw::REDISMODULE_CONFIG_HIDDEN;
-    register_error_rate(ctx, c"bloom-fp-rate", flags, "bf.bloom-fp-rate")?;
+    register_error_rate(
+        ctx,
+        c"bloom-fp-rate",
+        flags,
+        ("bf.bloom-fp-rate", Some(&RATE_NAMES[1])),
+    )?;
     if let Some(name) = register_aliases(ctx, &VALKEY_NAMES, flags).first() {
         return Err(format!(
             "could not register config bf.{}",
@@ -730,7 +884,7 @@ fn register_and_load(ctx: *mut raw::RedisModuleCtx) -> Result<(), String> {
         ctx,
         c"error-rate",
         raw::REDISMODULE_CONFIG_DEFAULT,
-        "bf.error-rate",
+        ("bf.error-rate", None),
     )?;
     for n in &NUMERIC {
         let args::IntegerArg { min, max, .. } = n.load_arg;
@@ -765,7 +919,37 @@ fn register_and_load(ctx: *mut raw::RedisModuleCtx) -> Result<(), String> {
     if unsafe { raw::RedisModule_LoadConfigs.unwrap()(ctx) } != ok {
         return Err("invalid bf.* config value (see the log above)".into());
     }
+    resolve_aliases();
     Ok(())
+}
+
+/// Applies the other names' values the config file gave, where the documented name was not
+/// given ([`Alias`]'s rule): valkey-bloom's, then RedisBloom 8's, which so win over them.
+fn resolve_aliases() {
+    for u in VALKEY_NAMES.iter().chain(&UNPREFIXED) {
+        let pending = u
+            .pending
+            .lock()
+            .unwrap_or_else(PoisonError::into_inner)
+            .take();
+        if let (Some(value), Some(twin)) = (pending, u.twin) {
+            if !twin.load(Relaxed) {
+                u.cell.store(value, Relaxed);
+            }
+        }
+    }
+    for rate in RATE_NAMES.iter().rev() {
+        let pending = rate
+            .pending
+            .lock()
+            .unwrap_or_else(PoisonError::into_inner)
+            .take();
+        if let Some(bits) = pending {
+            if !ERROR_RATE_GIVEN.load(Relaxed) {
+                ERROR_RATE_BITS.store(bits, Relaxed);
+            }
+        }
+    }
 }
 
 #[cfg(test)]

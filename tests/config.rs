@@ -833,3 +833,92 @@ fn valkey_bloom_config_names_start_the_server() {
     assert_eq!(config_get(&mut c, "bf.bloom-capacity"), "700");
     assert_eq!(config_get(&mut c, "bf.error-rate"), "0.001");
 }
+
+/// One rule for two names of a setting, what CONFIG REWRITE writes, and an operator's edit after
+/// it: a rewrite writes the documented names (and the other names a user used), never an
+/// unused valkey-bloom name; an edit of a documented name in the file takes effect at the next
+/// start, even beside another name of the same setting, in either order; a name that was used
+/// reads the setting.
+#[test]
+fn config_rewrite_writes_documented_names_and_the_documented_name_wins() {
+    let mut s = Server::with_config_file("");
+    let mut c = s.conn();
+    assert_eq!(config_set(&mut c, "bf.error-rate", "0.02"), ok());
+    assert_eq!(config_set(&mut c, "bf.initial-size", "500"), ok());
+    assert_eq!(config_set(&mut c, "bf.expansion", "4"), ok());
+    // Never used, the other names read their defaults, so the rewrite leaves them out.
+    assert_eq!(config_get(&mut c, "bf.bloom-capacity"), "100");
+    assert_eq!(run(&mut c, &["CONFIG", "REWRITE"]), ok());
+    let conf = s.dir.join("redis.conf");
+    // (String configs' values are written quoted.)
+    let file = std::fs::read_to_string(&conf).unwrap().replace('"', "");
+    for line in [
+        "bf.error-rate 0.02",
+        "bf.initial-size 500",
+        "bf.expansion 4",
+    ] {
+        assert!(file.lines().any(|l| l == line), "{line}: {file}");
+    }
+    assert!(!file.contains("bf.bloom-"), "{file}");
+    assert!(!file.contains("bf-"), "{file}");
+    // The operator edits the documented names in the file: they take effect.
+    let edited = file
+        .replace("bf.error-rate 0.02", "bf.error-rate 0.005")
+        .replace("bf.initial-size 500", "bf.initial-size 800");
+    std::fs::write(&conf, &edited).unwrap();
+    drop(c);
+    s.restart();
+    let mut c = s.conn();
+    assert_eq!(config_get(&mut c, "bf.error-rate"), "0.005");
+    assert_eq!(config_get(&mut c, "bf.initial-size"), "800");
+    // Another name in the file beside the documented one, before or after it: the documented
+    // name wins either way; alone, the other name sets the value.
+    for lines in [
+        "bf.bloom-capacity 300\nbf.initial-size 400\nbf.bloom-fp-rate 0.3\nbf.error-rate 0.04",
+        "bf.initial-size 400\nbf.bloom-capacity 300\nbf.error-rate 0.04\nbf.bloom-fp-rate 0.3",
+    ] {
+        std::fs::write(&conf, format!("{edited}\n{lines}\n")).unwrap();
+        drop(c);
+        s.restart();
+        c = s.conn();
+        assert_eq!(config_get(&mut c, "bf.initial-size"), "400", "{lines}");
+        assert_eq!(config_get(&mut c, "bf.error-rate"), "0.04", "{lines}");
+        // Used in the file, the other name reads the setting.
+        assert_eq!(config_get(&mut c, "bf.bloom-capacity"), "400", "{lines}");
+        assert_eq!(config_get(&mut c, "bf.bloom-fp-rate"), "0.04", "{lines}");
+    }
+    std::fs::write(
+        &conf,
+        format!(
+            "{}\nbf.bloom-capacity 300\n",
+            edited.replace("bf.initial-size 800", "")
+        ),
+    )
+    .unwrap();
+    drop(c);
+    s.restart();
+    let mut c = s.conn();
+    assert_eq!(config_get(&mut c, "bf.initial-size"), "300");
+    // By CONFIG SET, the latest set wins, by either name.
+    assert_eq!(config_set(&mut c, "bf.initial-size", "600"), ok());
+    assert_eq!(config_get(&mut c, "bf.bloom-capacity"), "600");
+    assert_eq!(config_set(&mut c, "bf.bloom-capacity", "650"), ok());
+    assert_eq!(config_get(&mut c, "bf.initial-size"), "650");
+}
+
+/// The probe for Redis 8's unprefixed config names makes Redis 7 and Valkey 8 log a warning:
+/// the load line says what it is.
+#[test]
+fn the_load_line_explains_the_probes_warning() {
+    let s = Server::new();
+    let log = s.log();
+    let warned = log.contains("Invalid flag(s) for configuration");
+    if matches!(flavor(), Flavor::Redis70 | Flavor::Valkey81) {
+        assert!(warned, "{log}");
+    }
+    assert_eq!(
+        warned,
+        log.contains("is rsbloom's probe for them, and harmless"),
+        "{log}"
+    );
+}

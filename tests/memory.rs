@@ -201,10 +201,7 @@ fn a_refused_allocation_is_an_error_reply_and_the_server_goes_on() {
         ),
         refused
     );
-    assert_eq!(
-        run(&mut c, &["CF.RESERVE", "c", "1000000000"]),
-        refused
-    );
+    assert_eq!(run(&mut c, &["CF.RESERVE", "c", "1000000000"]), refused);
     // With the cap raised as far as it goes: RedisBloom's own flow test's filter.
     assert_eq!(
         run(
