@@ -330,8 +330,7 @@ impl Server {
         let file = s.dir.join("redis.conf");
         fs::write(&file, format!("{lines}\nloadmodule {}\n", s.module)).expect("write redis.conf");
         s.config_file = Some(file);
-        s.port = free_port();
-        s.spawn_and_wait().unwrap_or_else(|log| {
+        s.spawn_on_a_free_port().unwrap_or_else(|log| {
             panic!("the server failed to start from its config file:\n{log}")
         });
         s.started = true;
@@ -352,8 +351,7 @@ impl Server {
         if let Some(rdb) = rdb {
             fs::copy(rdb, s.dir.join("dump.rdb")).expect("copy the RDB into the server's dir");
         }
-        s.port = free_port();
-        s.spawn_and_wait().map(|()| {
+        s.spawn_on_a_free_port().map(|()| {
             s.started = true;
             s
         })
@@ -373,8 +371,7 @@ impl Server {
             fs::create_dir_all(path.parent().unwrap()).unwrap();
             fs::write(&path, bytes).unwrap_or_else(|e| panic!("{}: {e}", path.display()));
         }
-        s.port = free_port();
-        s.spawn_and_wait().map(|()| {
+        s.spawn_on_a_free_port().map(|()| {
             s.started = true;
             s
         })
@@ -518,6 +515,19 @@ impl Server {
         self.child = Some(child);
     }
 
+    /// Starts the server on a port picked free, and on a new one (three times at most) when
+    /// another process took it before the server bound it.
+    fn spawn_on_a_free_port(&mut self) -> Result<(), String> {
+        let mut attempt = 0;
+        loop {
+            self.port = free_port();
+            match self.spawn_and_wait() {
+                Err(log) if attempt < 3 && log.contains("Address already in use") => attempt += 1,
+                done => return done,
+            }
+        }
+    }
+
     fn spawn_and_wait(&mut self) -> Result<(), String> {
         self.spawn();
         match self.wait_started(None) {
@@ -623,6 +633,9 @@ impl Server {
     /// Whether the server answers PING within a second, over a raw socket: the client crate
     /// sends its own setup commands on connect and waits for their replies without a timeout,
     /// which never come from a server stuck in its RDB check.
+    /// Whether this server answers PING, and is the process this harness started: a port
+    /// picked free may be taken by another test's server before ours binds it (ours then
+    /// exits with "Address already in use"), and a PONG from that one must not count.
     fn ping(&self) -> bool {
         use std::io::{Read, Write};
         let addr = std::net::SocketAddr::from(([127, 0, 0, 1], self.port));
@@ -634,12 +647,31 @@ impl Server {
         let timeout = Some(Duration::from_secs(1));
         if stream.set_read_timeout(timeout).is_err()
             || stream.set_write_timeout(timeout).is_err()
-            || stream.write_all(b"PING\r\n").is_err()
+            || stream.write_all(b"PING\r\nINFO server\r\n").is_err()
         {
             return false;
         }
         let mut reply = [0u8; 7];
-        stream.read_exact(&mut reply).is_ok() && &reply == b"+PONG\r\n"
+        if stream.read_exact(&mut reply).is_err() || &reply != b"+PONG\r\n" {
+            return false;
+        }
+        // INFO server's bulk reply, read until its process_id line has come.
+        let ours = format!("process_id:{}\r\n", self.pid);
+        let mut info = Vec::new();
+        let mut buf = [0u8; 4096];
+        while info.len() < 64 << 10 {
+            match stream.read(&mut buf) {
+                Ok(0) | Err(_) => return false,
+                Ok(n) => info.extend_from_slice(&buf[..n]),
+            }
+            let text = String::from_utf8_lossy(&info);
+            if let Some(at) = text.find("process_id:") {
+                if text[at..].contains("\r\n") {
+                    return text[at..].starts_with(&ours);
+                }
+            }
+        }
+        false
     }
 
     fn url(&self, resp3: bool) -> String {
