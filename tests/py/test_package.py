@@ -5,6 +5,7 @@ the server under test (the matrix runs this on every server, Debian 13's Redis 8
 among them)."""
 
 import os
+import re
 import subprocess
 import tempfile
 
@@ -52,14 +53,36 @@ def test_the_debian_package():
         listing = subprocess.run(["dpkg-deb", "-c", deb], check=True, capture_output=True,
                                  text=True).stdout
         for path in ["./usr/lib/redis/modules/rsbloom.so",
-                     "./usr/share/doc/rsbloom/rsbloom.conf",
+                     "./etc/redis/rsbloom.conf",
                      "./usr/share/doc/rsbloom/copyright",
                      "./usr/share/doc/rsbloom/README.md"]:
             assert path in listing, listing
         root = os.path.join(out, "root")
         subprocess.run(["dpkg-deb", "-x", deb, root], check=True)
-        snippet = open(os.path.join(root, "usr/share/doc/rsbloom/rsbloom.conf")).read()
-        assert "# loadmodule /usr/lib/redis/modules/rsbloom.so" in snippet
-        # Every line of the snippet is a comment: installing it enables nothing.
-        assert all(not line or line.startswith("#") for line in snippet.splitlines())
+        control = os.path.join(out, "control")
+        subprocess.run(["dpkg-deb", "-e", deb, control], check=True)
+        # The snippet is a conffile where Debian keeps configuration (container images drop
+        # /usr/share/doc), and its one active line loads the module.
+        assert open(os.path.join(control, "conffiles")).read().split() == ["/etc/redis/rsbloom.conf"]
+        snippet = open(os.path.join(root, "etc/redis/rsbloom.conf")).read()
+        active = [line for line in snippet.splitlines() if line and not line.startswith("#")]
+        assert active == ["loadmodule /usr/lib/redis/modules/rsbloom.so"], active
+        # Every page the packaged README links is in the package.
+        readme = open(os.path.join(root, "usr/share/doc/rsbloom/README.md")).read()
+        linked = set(re.findall(r"\]\((docs/[\w.-]+\.md)", readme))
+        assert linked, "the README links no docs page"
+        for page in linked:
+            assert os.path.isfile(os.path.join(root, "usr/share/doc/rsbloom", page)), page
+        # A server whose config includes the snippet (its path pointed at the extracted
+        # module) loads the module.
+        module = os.path.join(root, "usr/lib/redis/modules/rsbloom.so")
+        included = os.path.join(out, "rsbloom.conf")
+        with open(included, "w") as f:
+            f.write(snippet.replace("/usr/lib/redis/modules/rsbloom.so", module))
+        srv = Server("include", None, ["--include", included])
+        srv.start()
+        try:
+            assert srv.client().execute_command("BF.ADD", "k", "x") == 1
+        finally:
+            srv.cleanup()
         loads_and_answers(os.path.join(root, "usr/lib/redis/modules/rsbloom.so"))
