@@ -369,3 +369,50 @@ fn load_factor_before_full_at_bucket_sizes_1_2_4() {
         );
     }
 }
+
+/// Where RedisBloom's cuckoo defaults stop, the figures docs/cuckoo-filters.md quotes: distinct
+/// items are added until the first refusal (the 33rd sub-filter, past `CF_MAX_EXPANSIONS` 32);
+/// then the items held, the bits per item, and the share of 100,000 never-added items that
+/// read present. A filter created by `CF.ADD` (1,024 slots, bucket size 2, expansion 1), and
+/// `CF.RESERVE 4096` at each bucket size (expansion 1, 20 iterations: the figures per item do not
+/// depend on the capacity).
+#[test]
+fn where_the_cuckoo_defaults_stop() {
+    let mut table = String::from(
+        "| filter | items at the first refusal | bits per item then | false positives then |\n\
+         |---|---|---|---|\n",
+    );
+    for (name, s) in [
+        (
+            "CF.ADD (capacity 1024, bucket size 2)",
+            CuckooSpec::implicit(1024),
+        ),
+        ("CF.RESERVE 4096 BUCKETSIZE 1", spec(4096, 1, 20, 1)),
+        ("CF.RESERVE 4096 (bucket size 2)", spec(4096, 2, 20, 1)),
+        ("CF.RESERVE 4096 BUCKETSIZE 4", spec(4096, 4, 20, 1)),
+        ("CF.RESERVE 4096 BUCKETSIZE 8", spec(4096, 8, 20, 1)),
+    ] {
+        let mut cf = Cuckoo::new(&s, 7, NO_LIMIT).unwrap();
+        let mut items = 0u64;
+        while cf
+            .insert(cf.hash(format!("in:{items}").as_bytes()), 32, NO_LIMIT)
+            .is_ok()
+        {
+            items += 1;
+        }
+        let bits = cf.slot_bytes() as f64 * 8.0 / items as f64;
+        let probes = 100_000;
+        let hits = (0..probes)
+            .filter(|i| cf.contains(cf.hash(format!("out:{i}").as_bytes())))
+            .count();
+        let rate = hits as f64 / probes as f64;
+        table += &format!("| {name} | {items} | {bits:.1} | {:.1}% |\n", 100.0 * rate);
+        assert_eq!(cf.filter_count(), 32, "{name}");
+        // Each of the 32 sub-filters answers up to 2·b·α/255 for its load α.
+        let b = f64::from(s.bucket_size);
+        let bound = 1.0 - (1.0 - 2.0 * b / 255.0).powi(32);
+        assert!(rate <= bound, "{name}: {rate} over {bound}");
+        assert!(rate > bound / 3.0, "{name}: {rate}");
+    }
+    eprintln!("{table}");
+}
