@@ -16,6 +16,7 @@ use crate::unwind::no_unwind;
 use rsbloom_core::bloom::redisbloom_rdb;
 use rsbloom_core::codec::{FieldReader, FieldWriter};
 use rsbloom_core::cuckoo::{rdb as cuckoo_rdb, scandump as cuckoo_scandump};
+use rsbloom_core::defrag::{Defrag, Mover};
 use rsbloom_core::valkey::{load as valkey_load, rdb as valkey_rdb};
 use rsbloom_core::{memory, rdb, scandump};
 use rsbloom_core::{Cuckoo, DecodeError, Filter, FIXED_SEED};
@@ -46,6 +47,8 @@ pub trait Stored: Clone + 'static {
     fn gauges(&self) -> Gauges;
     /// This kind's INFO counters.
     fn counters() -> &'static Counters;
+    /// Moves the value's blocks where the walk's mover says (active defrag).
+    fn defrag(&mut self, walk: &mut Defrag);
 }
 
 /// The raw handle of a registered type.
@@ -97,6 +100,9 @@ impl Stored for Filter {
     fn counters() -> &'static Counters {
         &stats::BLOOM
     }
+    fn defrag(&mut self, walk: &mut Defrag) {
+        Filter::defrag(self, walk);
+    }
 }
 
 impl Stored for Cuckoo {
@@ -136,6 +142,9 @@ impl Stored for Cuckoo {
     }
     fn counters() -> &'static Counters {
         &stats::CUCKOO
+    }
+    fn defrag(&mut self, walk: &mut Defrag) {
+        Cuckoo::defrag(self, walk);
     }
 }
 
@@ -191,7 +200,7 @@ impl Registered for CuckooValues {
 }
 
 /// The callbacks of a [`Registered`] type. valkey-bloom's type loads (and ignores) aux data,
-/// as valkey-bloom does (it saves none); no defrag.
+/// as valkey-bloom does (it saves none).
 const fn methods<R: Registered>() -> raw::RedisModuleTypeMethods {
     raw::RedisModuleTypeMethods {
         version: raw::REDISMODULE_TYPE_METHOD_VERSION as u64,
@@ -207,7 +216,7 @@ const fn methods<R: Registered>() -> raw::RedisModuleTypeMethods {
         free_effort: Some(free_effort::<R::Value>),
         unlink: None,
         copy: Some(copy::<R::Value>),
-        defrag: None,
+        defrag: Some(defrag::<R::Value>),
         mem_usage2: None,
         free_effort2: None,
         unlink2: None,
@@ -468,6 +477,82 @@ extern "C" fn copy<T: Stored>(
     no_unwind(std::ptr::null_mut(), || {
         T::counters().value_created(value.gauges());
         Box::into_raw(Box::new(value.clone())).cast()
+    })
+}
+
+/// The server's defrag allocator, as the core's walk asks for it.
+struct ServerMover {
+    ctx: *mut raw::RedisModuleDefragCtx,
+    /// Whether the server keeps a cursor for the key (it then gives a time slice to keep to).
+    resumable: bool,
+}
+
+impl Mover for ServerMover {
+    fn moved(&mut self, block: *mut u8) -> Option<*mut u8> {
+        // SAFETY: the API pointers are set once, at load, before any callback; the live defrag
+        // context Redis passed; `block` is a live block of this module's, made by the server's
+        // allocator (the module's global allocator is it). A non-null answer is the block's new
+        // address, the old block freed.
+        let new = unsafe { raw::RedisModule_DefragAlloc?(self.ctx, block.cast()) };
+        (!new.is_null()).then(|| new.cast())
+    }
+
+    fn should_stop(&mut self) -> bool {
+        // SAFETY: as in `moved`: a pointer set at load, the live defrag context.
+        self.resumable
+            && unsafe { raw::RedisModule_DefragShouldStop.is_some_and(|stop| stop(self.ctx) != 0) }
+    }
+}
+
+/// Active defrag of a value (`activedefrag yes`): its own block on a walk's first call, then
+/// its blocks through the core's walk, which stops when the server's time slice is over and
+/// resumes from the cursor the server keeps for the key. Returns 1 while there is more to do.
+extern "C" fn defrag<T: Stored>(
+    ctx: *mut raw::RedisModuleDefragCtx,
+    _key: *mut raw::RedisModuleString,
+    value: *mut *mut c_void,
+) -> c_int {
+    no_unwind(0, || {
+        let ok = raw::Status::Ok as c_int;
+        let mut cursor: std::ffi::c_ulong = 0;
+        // SAFETY: API pointers set at load; the live defrag context; `cursor` is a valid
+        // out-pointer.
+        let (set_cursor, resumed) = unsafe {
+            let resumed =
+                raw::RedisModule_DefragCursorGet.is_some_and(|get| get(ctx, &mut cursor) == ok);
+            (raw::RedisModule_DefragCursorSet, resumed)
+        };
+        let mut mover = ServerMover {
+            ctx,
+            resumable: set_cursor.is_some(),
+        };
+        if !resumed {
+            // SAFETY: `value` points at the key's value pointer, which Redis lets the callback
+            // replace.
+            unsafe {
+                if let Some(new) = mover.moved((*value).cast()) {
+                    *value = new.cast();
+                    stats::DEFRAG.moved(1);
+                }
+            }
+        }
+        // SAFETY: Redis passes a value of this callback's type, which nothing else touches
+        // during the callback.
+        let v = unsafe { &mut *(*value).cast::<T>() };
+        let mut walk = Defrag::new(&mut mover, if resumed { cursor as usize } else { 0 });
+        v.defrag(&mut walk);
+        stats::DEFRAG.moved(walk.moved());
+        match (walk.stopped(), set_cursor) {
+            (Some(next), Some(set)) => {
+                // SAFETY: the live defrag context.
+                unsafe { set(ctx, next as std::ffi::c_ulong) };
+                1
+            }
+            _ => {
+                stats::DEFRAG.value_done();
+                0
+            }
+        }
     })
 }
 

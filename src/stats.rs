@@ -105,9 +105,34 @@ impl Counters {
     }
 }
 
+/// Active defrag's work on the module's values (both kinds).
+pub struct DefragCounters {
+    /// Values whose every block the defrag walked.
+    values: AtomicU64,
+    /// Blocks the server's allocator moved.
+    moved: AtomicU64,
+}
+
+impl DefragCounters {
+    /// Blocks moved.
+    pub fn moved(&self, n: u64) {
+        add(&self.moved, n);
+    }
+    /// A value walked to its end.
+    pub fn value_done(&self) {
+        add(&self.values, 1);
+    }
+}
+
+/// Active defrag's counters.
+pub static DEFRAG: DefragCounters = DefragCounters {
+    values: AtomicU64::new(0),
+    moved: AtomicU64::new(0),
+};
+
 /// The fields of the `bf_stats` section, in order: the Bloom filters', then the cuckoo
-/// filters' (`cf_`, with `cf_deletes`).
-pub fn fields() -> [(&'static CStr, u64); 13] {
+/// filters' (`cf_`, with `cf_deletes`), then active defrag's.
+pub fn fields() -> [(&'static CStr, u64); 15] {
     let (b, c) = (&BLOOM, &CUCKOO);
     [
         (c"filters", b.filters.load(Relaxed)),
@@ -123,6 +148,8 @@ pub fn fields() -> [(&'static CStr, u64); 13] {
         (c"cf_checks", c.checks.load(Relaxed)),
         (c"cf_deletes", c.deletes.load(Relaxed)),
         (c"cf_refusals", c.refusals.load(Relaxed)),
+        (c"defrag_values", DEFRAG.values.load(Relaxed)),
+        (c"defrag_moved", DEFRAG.moved.load(Relaxed)),
     ]
 }
 

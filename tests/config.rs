@@ -92,7 +92,7 @@ fn stats(c: &mut redis::Connection, section: &str) -> Vec<(String, u64)> {
             let k = k.strip_prefix("bf_").unwrap_or_else(|| panic!("{l:?}"));
             (k.to_string(), v.parse().unwrap_or_else(|_| panic!("{l:?}")))
         })
-        .filter(|(k, _)| !k.starts_with("cf_"))
+        .filter(|(k, _)| !k.starts_with("cf_") && !k.starts_with("defrag_"))
         .collect()
 }
 

@@ -260,3 +260,86 @@ fn a_refused_allocation_is_an_error_reply_and_the_server_goes_on() {
     }
     panic!("40 copies of a 36 MB filter fit in a 1 GB address space");
 }
+
+/// Active defrag moves the module's blocks (Redis 7.4's build has active defrag; Debian's Redis
+/// 7.0 does not): 120,000 filters of three kinds, 90% of them deleted at random, leave the
+/// allocator's pages sparse; with `activedefrag yes` the fragmented bytes fall by about half
+/// (with no callback, as before, they hardly moved: 109.5 MB to 108.3 MB in the same scheme
+/// with 150,000 filters), the dataset's
+/// digest is unchanged, and INFO's `bf_defrag_*` counters show the module's share.
+#[test]
+fn active_defrag_moves_the_filters_blocks() {
+    let redis74 = servers_path("redis-7.4");
+    let s = Server::start_on(&redis74, &module_path(), None, &[], &[]).expect("Redis 7.4");
+    let mut c = s.conn();
+    let n = 120_000;
+    let mut batch = Vec::new();
+    for i in 0..n {
+        let key = format!("k{i}");
+        match i % 3 {
+            0 => batch.push(words(&["BF.ADD", &key, "x"])),
+            1 => {
+                batch.push(words(&["BF.RESERVE", &key, "0.01", "200"]));
+                batch.push(words(&["BF.ADD", &key, "x"]));
+            }
+            _ => batch.push(words(&["CF.ADD", &key, "x"])),
+        }
+        if batch.len() >= 1000 {
+            pipeline(&mut c, &batch);
+            batch.clear();
+        }
+    }
+    pipeline(&mut c, &batch);
+    // Delete nine in ten, spread over the pages (a fixed pseudo-random choice).
+    let deleted: Vec<Vec<Vec<u8>>> = (0..n)
+        .filter(|&i| !rsbloom_core::hash::mix64(i as u64).is_multiple_of(10))
+        .map(|i| words(&["DEL", &format!("k{i}")]))
+        .collect();
+    for chunk in deleted.chunks(1000) {
+        pipeline(&mut c, chunk);
+    }
+    let fragmented = |c: &mut redis::Connection| -> i64 {
+        info_field(c, "memory", "allocator_frag_bytes")
+            .parse()
+            .unwrap()
+    };
+    let digest = run(&mut c, &["DEBUG", "DIGEST"]);
+    let before = fragmented(&mut c);
+    for (name, value) in [
+        ("active-defrag-ignore-bytes", "100kb"),
+        ("active-defrag-threshold-lower", "1"),
+        ("active-defrag-cycle-min", "50"),
+        ("active-defrag-cycle-max", "90"),
+        ("activedefrag", "yes"),
+    ] {
+        assert_eq!(run(&mut c, &["CONFIG", "SET", name, value]), ok(), "{name}");
+    }
+    // Measured: 80.1 MB to 40.0 MB, 80.0 to 41.3, within seconds; some runs stop a little
+    // short of half (the allocator moves a block only off a page emptier than its class's
+    // average), so the wait asks for 40% less.
+    s.wait_for("the fragmented bytes to fall by 40%", 60, || {
+        fragmented(&mut c) <= before * 60 / 100
+    });
+    let after = fragmented(&mut c);
+    let moved: u64 = info_field(&mut c, "bf_stats", "bf_defrag_moved")
+        .parse()
+        .unwrap();
+    let values: u64 = info_field(&mut c, "bf_stats", "bf_defrag_values")
+        .parse()
+        .unwrap();
+    println!(
+        "active defrag: allocator_frag_bytes {before} -> {after}; the module moved {moved} blocks \
+         over {values} value walks"
+    );
+    assert!(moved > 1000, "{moved} blocks moved");
+    assert_eq!(run(&mut c, &["DEBUG", "DIGEST"]), digest);
+    // Every kept filter still answers.
+    for i in (0..n)
+        .filter(|&i| rsbloom_core::hash::mix64(i as u64).is_multiple_of(10))
+        .take(300)
+    {
+        let key = format!("k{i}");
+        let cmd = if i % 3 == 2 { "CF.EXISTS" } else { "BF.EXISTS" };
+        assert_eq!(run(&mut c, &[cmd, &key, "x"]), int(1), "{key}");
+    }
+}

@@ -3,6 +3,7 @@
 //! type). The commands reach all of them through [`Filter`]; each kind keeps its own rules.
 
 use crate::bloom::chain::Chain;
+use crate::defrag::Defrag;
 use crate::memory::allocated;
 use crate::outcome::{AddOutcome, FilterError};
 use crate::spec::{FilterSpec, Window};
@@ -28,6 +29,26 @@ pub enum Filter {
 }
 
 impl Filter {
+    /// Moves its blocks where the server's defrag allocator says: a boxed kind's own block,
+    /// then the kind's (the filter's own block is the key's, which the module moves).
+    pub fn defrag(&mut self, d: &mut Defrag) {
+        match self {
+            Filter::Chain(c) => c.defrag(d),
+            Filter::Sliding(s) => {
+                d.boxed(s);
+                s.defrag(d);
+            }
+            Filter::Rotating(r) => {
+                d.boxed(r);
+                r.defrag(d);
+            }
+            Filter::Valkey(v) => {
+                d.boxed(v);
+                v.defrag(d);
+            }
+        }
+    }
+
     /// A new filter for `spec`, hashed under `seed`, within `max_bytes`.
     pub fn new(spec: &FilterSpec, seed: u64, max_bytes: u64) -> Result<Self, FilterError> {
         match spec.window {

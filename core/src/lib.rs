@@ -14,7 +14,7 @@
 //!
 //! The shared part: [`spec`] (what a new filter is asked to be), [`outcome`] (what an add
 //! answers), [`filter`] (the value of a Bloom key: a chain, a window filter or a valkey-bloom filter), [`hash`],
-//! [`sizing`], [`memory`] (what allocations really take), [`hints`], [`lookahead`] (the one batch look-ahead), [`codec`] (the typed-field
+//! [`sizing`], [`memory`] (what allocations really take), [`defrag`] (moving a value's blocks), [`hints`], [`lookahead`] (the one batch look-ahead), [`codec`] (the typed-field
 //! skeleton every decoder reads through), [`rdb`] and [`scandump`] (the Bloom key's RDB value
 //! and SCANDUMP stream, dispatching to the kinds), [`args`] (strict number parsing, module
 //! arguments) and [`errors`] (every reply text, and the mapping of each domain error to one).
@@ -29,6 +29,7 @@ pub mod args;
 pub mod bloom;
 pub mod codec;
 pub mod cuckoo;
+pub mod defrag;
 pub mod errors;
 pub mod filter;
 pub mod hash;

@@ -3,6 +3,7 @@
 //! and half the error rate, so the compound rate stays under the requested one.
 
 use crate::bloom::link::{Layout, Link};
+use crate::defrag::Defrag;
 use crate::hash::ItemHash;
 use crate::lookahead::{answer_ahead, each_ahead};
 use crate::memory::allocated;
@@ -44,6 +45,15 @@ pub struct Chain {
 }
 
 impl Chain {
+    /// Moves its blocks (the links' array, each link's bits) where the server's defrag
+    /// allocator says.
+    pub fn defrag(&mut self, d: &mut Defrag) {
+        d.vec(&mut self.links);
+        for link in &mut self.links {
+            link.defrag(d);
+        }
+    }
+
     /// A new chain with one empty link, hashed under `seed`, within `max_bytes` of bit storage.
     /// The first link of a scaling chain uses half the requested rate.
     pub fn new(spec: &FilterSpec, seed: u64, max_bytes: u64) -> Result<Self, FilterError> {

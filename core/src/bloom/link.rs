@@ -2,6 +2,7 @@
 
 use bitvec::prelude::{BitBox, Lsb0};
 
+use crate::defrag::Defrag;
 use crate::memory::{self, OutOfMemory};
 
 use crate::hash::{mix64, reduce, ItemHash};
@@ -74,6 +75,13 @@ pub struct Link {
 }
 
 impl Link {
+    /// Moves its bits' block where the server's defrag allocator says.
+    pub(crate) fn defrag(&mut self, d: &mut Defrag) {
+        let mut words = std::mem::take(&mut self.bits).into_boxed_slice();
+        d.slice(&mut words);
+        self.bits = BitBox::from_boxed_slice(words);
+    }
+
     /// A zeroed link of the given geometry, or the error when the allocator refuses its bits.
     pub fn new(
         layout: Layout,

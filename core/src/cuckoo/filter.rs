@@ -21,6 +21,7 @@
 
 use xxhash_rust::xxh3::xxh3_64_with_seed;
 
+use crate::defrag::Defrag;
 use crate::hash::murmur64a;
 use crate::hints::{advise_huge_pages, prefetch_byte};
 use crate::lookahead::{answer_ahead, each_ahead};
@@ -149,6 +150,15 @@ pub struct Cuckoo {
 }
 
 impl Cuckoo {
+    /// Moves its blocks (the sub-filters' records and slots) where the server's defrag
+    /// allocator says (the filter's own block is the key's, which the module moves).
+    pub fn defrag(&mut self, d: &mut Defrag) {
+        d.slice(&mut self.filters);
+        for f in self.filters.iter_mut() {
+            d.slice(&mut f.slots);
+        }
+    }
+
     /// A new empty filter for `spec`, hashed under `seed`, within `max_bytes`.
     pub fn new(spec: &CuckooSpec, seed: u64, max_bytes: u64) -> Result<Self, CuckooError> {
         let buckets = spec.buckets();

@@ -20,6 +20,7 @@ use std::hash::Hasher;
 
 use siphasher::sip::SipHasher13;
 
+use crate::defrag::Defrag;
 use crate::hints;
 use crate::lookahead::{answer_ahead, each_ahead};
 use crate::memory::{self, allocated, OutOfMemory};
@@ -220,6 +221,15 @@ impl ValkeySpec {
 }
 
 impl ValkeyBloom {
+    /// Moves its blocks (the sub-filters' records and bits) where the server's defrag
+    /// allocator says.
+    pub fn defrag(&mut self, d: &mut Defrag) {
+        d.vec(&mut self.filters);
+        for f in &mut self.filters {
+            d.vec(&mut f.raw);
+        }
+    }
+
     /// An empty filter as valkey-bloom creates it for `spec`, within `max_bytes` of bits.
     pub fn new(spec: &ValkeySpec, max_bytes: u64) -> Result<Self, FilterError> {
         let first = sub_filter(spec.capacity, spec.error, &spec.seed, 0, max_bytes)?;

@@ -42,12 +42,13 @@
 //! half the fill per step) so the rate holds; the large slices age out with the burst. With
 //! `NONSCALING`, or past the memory limit, the add is refused and nothing changes.
 
+use crate::defrag::Defrag;
 use crate::memory::allocated;
 use crate::outcome::FilterError;
 use crate::sizing::MAX_LINK_BITS;
 use crate::spec::{FilterSpec, Growth, Window};
 use crate::window::design::Design;
-use crate::window::ring::{Ring, Slice};
+use crate::window::ring::{Ring, Slice, Storage};
 
 /// Share of the requested rate the computed worst-case rate may reach: room for sampling
 /// noise, so a measured rate stays under the request (as NONSCALING chains have).
@@ -124,6 +125,21 @@ pub struct Sliding {
 }
 
 impl Sliding {
+    /// Moves its blocks (the slices' records and own arrays, the ring) where the server's
+    /// defrag allocator says.
+    pub fn defrag(&mut self, d: &mut Defrag) {
+        d.vec(&mut self.slices);
+        for slice in &mut self.slices {
+            if let Storage::Own(words) = &mut slice.storage {
+                d.slice(words);
+            }
+        }
+        if let Some(ring) = &mut self.ring {
+            d.slice(&mut ring.group_salts);
+            d.slice(&mut ring.data);
+        }
+    }
+
     /// A new, empty window filter for `spec` (whose window is `Count` or `Time`), hashed under
     /// `seed`, whose steady state fits within `max_bytes`. It allocates its first slices on the
     /// first add.

@@ -41,6 +41,7 @@ mod tests;
 
 use std::sync::atomic::{AtomicU64, Ordering};
 
+use crate::defrag::Defrag;
 use crate::hash::{mix64, reduce, ItemHash};
 use crate::lines::{self, Line};
 use crate::memory::{allocated, OutOfMemory};
@@ -230,6 +231,19 @@ pub struct Rotating {
 }
 
 impl Rotating {
+    /// Moves its blocks (the slots, their extras, the base arrays) where the server's defrag
+    /// allocator says.
+    pub fn defrag(&mut self, d: &mut Defrag) {
+        d.vec(&mut self.slots);
+        for slot in &mut self.slots {
+            d.vec(&mut slot.extras);
+            for extra in &mut slot.extras {
+                d.slice(&mut extra.lines);
+            }
+        }
+        d.slice(&mut self.base);
+    }
+
     /// A new, empty window filter for `spec` (whose window is `Count` or `Time`), hashed under
     /// `seed`, within `max_bytes`.
     pub fn new(spec: &FilterSpec, seed: u64, max_bytes: u64) -> Result<Self, FilterError> {
