@@ -44,6 +44,8 @@ RSBLOOM_SO = os.path.join(REPO, "target", "release", "librsbloom.so")
 REDISBLOOM_TOOL = os.path.join(REPO, "scripts", "redisbloom-so")
 REDIS_BENCHMARK = shutil.which("redis-benchmark") or "/usr/bin/redis-benchmark"
 RESULTS_MD = os.path.join(REPO, "bench", "RESULTS.md")
+# Small filters per kind for the bytes-per-key rows.
+SMALL_KEYS = 100_000
 RESULTS_PNG = os.path.join(REPO, "bench", "results.png")
 
 
@@ -353,6 +355,40 @@ class Bench:
                     f"{MEMORY_ITEMS:,} items {MEMORY_PREFIX.decode()}<12 digits>")
             usage.note = growth.note = note
             fpr.note = f"BF.MEXISTS of {MEMORY_ITEMS:,} items {ABSENT_PREFIX.decode()}<12 digits>"
+
+    def small_filters(self):
+        """used_memory per key over SMALL_KEYS small filters of each kind (one round: the figure
+        is a count of bytes, not a timing), and MEMORY USAGE of one of them."""
+        kinds = [
+            ("BF.ADD (created by an add)", lambda k: [[b"BF.ADD", k, b"x"]]),
+            ("BF.RESERVE 0.01 1000, one add",
+             lambda k: [[b"BF.RESERVE", k, b"0.01", b"1000"], [b"BF.ADD", k, b"x"]]),
+            ("CF.ADD (created by an add)", lambda k: [[b"CF.ADD", k, b"x"]]),
+        ]
+        for label, make in kinds:
+            per_key = self.row(section="memory", label=f"bytes/key, {label}", unit="bytes",
+                               better="lower", fmt="{:.1f}", target=1.0, target_text="<= 1x")
+            usage = self.row(section="memory", label=f"MEMORY USAGE, {label}", unit="bytes",
+                             better="lower", fmt="{:.0f}")
+            for system, server in zip(SYSTEMS, self.servers):
+                con = server.client()
+                keys = [f"small:{i:07d}".encode() for i in range(SMALL_KEYS)]
+                before = con.info("memory")["used_memory"]
+                pipe = con.pipeline(transaction=False)
+                for n, key in enumerate(keys):
+                    for command in make(key):
+                        pipe.execute_command(*command)
+                    if n % 1000 == 999:
+                        pipe.execute()
+                pipe.execute()
+                after = con.info("memory")["used_memory"]
+                per_key.values[system].append((after - before) / SMALL_KEYS)
+                usage.values[system].append(con.memory_usage(keys[1]))
+                for start in range(0, SMALL_KEYS, 1000):
+                    con.delete(*keys[start:start + 1000])
+                con.close()
+            per_key.note = (f"{SMALL_KEYS:,} keys made in pipelines, used_memory before and after "
+                            "divided by the keys (tests/memory.rs checks the same in make test)")
 
     # --- RDB ----------------------------------------------------------------------------------
 
@@ -678,6 +714,8 @@ def run(bench):
     ]
     log(f"\n== memory and false positives ({MEMORY_ITEMS:,} items per filter)")
     bench.memory()
+    log(f"\n== memory per small filter ({SMALL_KEYS:,} keys of each kind)")
+    bench.small_filters()
 
     log(f"\n== throughput: PING (rounds {ROUNDS}, about {SECONDS:g} s per measurement)")
     for p in PIPELINES:
