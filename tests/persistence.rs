@@ -261,9 +261,9 @@ fn aof_rewrite_rebuilds_the_filters() {
     let absent_answers = exists_all(&mut c, "f", &absent);
     // Wait for the startup rewrite, if any, then rewrite (in progress or scheduled once
     // BGREWRITEAOF has answered).
-    wait_for_rewrite(&s, &mut c);
+    s.wait_for_aof_rewrite(&mut c);
     assert!(!run(&mut c, &["BGREWRITEAOF"]).is_err());
-    wait_for_rewrite(&s, &mut c);
+    s.wait_for_aof_rewrite(&mut c);
     assert_eq!(
         info_field(&mut c, "persistence", "aof_last_bgrewrite_status"),
         "ok"
@@ -341,13 +341,6 @@ fn copy_and_digest() {
     assert_eq!(run(&mut c, &["EXISTS", "big"]), int(0));
     s.wait_for("the big filter to be freed in the background", 10, || {
         lazyfreed(&mut c) == before + 1
-    });
-}
-
-fn wait_for_rewrite(s: &Server, c: &mut redis::Connection) {
-    s.wait_for("the AOF rewrite to finish", 60, || {
-        info_field(c, "persistence", "aof_rewrite_in_progress") == "0"
-            && info_field(c, "persistence", "aof_rewrite_scheduled") == "0"
     });
 }
 

@@ -557,10 +557,7 @@ fn copy_scandump_and_the_aof_rewrite_keep_valkey_bloom_s_keys() {
     let mut c = s.conn();
     // Turning the AOF on writes the loaded keys into it: the first AOF rewrite.
     assert_eq!(run(&mut c, &["CONFIG", "SET", "appendonly", "yes"]), ok());
-    s.wait_for("the first AOF rewrite", 60, || {
-        info_value(&mut c, "persistence", "aof_rewrite_in_progress").as_deref() == Some("0")
-            && info_value(&mut c, "persistence", "aof_rewrite_scheduled").as_deref() == Some("0")
-    });
+    s.wait_for_aof_rewrite(&mut c);
     for k in &keys {
         let copy = format!("{}:copy", k.name);
         assert_eq!(run(&mut c, &["COPY", &k.name, &copy]), int(1));
@@ -604,10 +601,7 @@ fn copy_scandump_and_the_aof_rewrite_keep_valkey_bloom_s_keys() {
         run(&mut c, &["BGREWRITEAOF"]),
         status("Background append only file rewriting started")
     );
-    s.wait_for("the AOF rewrite", 60, || {
-        info_value(&mut c, "persistence", "aof_rewrite_in_progress").as_deref() == Some("0")
-            && info_value(&mut c, "persistence", "aof_rewrite_scheduled").as_deref() == Some("0")
-    });
+    s.wait_for_aof_rewrite(&mut c);
     let aof = s.aof_bytes();
     assert!(
         contains_bytes(&aof, "BF.LOAD"),

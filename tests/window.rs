@@ -529,35 +529,27 @@ fn replicas_and_aof_replays_hold_identical_window_filters() {
     ));
     assert!(contains_bytes(&aof, "$6\r\nBF.ADD\r\n$1\r\nt\r\n"));
     assert!(contains_bytes(&aof, "$9\r\nNOREFRESH\r\n"));
-    let before: Vec<Reply> = ["t", "s", "full", "nr"]
-        .iter()
-        .map(|k| digest(&mut pc, k))
-        .collect();
+    let digests = |c: &mut redis::Connection| -> Vec<Reply> {
+        ["t", "s", "full", "nr"]
+            .iter()
+            .map(|k| digest(c, k))
+            .collect()
+    };
+    let before = digests(&mut pc);
     drop(pc);
     p.restart();
     let mut pc = p.conn();
-    let after: Vec<Reply> = ["t", "s", "full", "nr"]
-        .iter()
-        .map(|k| digest(&mut pc, k))
-        .collect();
-    assert_eq!(before, after, "AOF replay");
+    assert_eq!(digests(&mut pc), before, "AOF replay");
     // And after a rewrite of the AOF (which carries the mode in whichever form it writes).
     assert_eq!(
         run(&mut pc, &["BGREWRITEAOF"]),
         Reply::Status("Background append only file rewriting started".into())
     );
-    p.wait_for("the AOF rewrite", 60, || {
-        info_value(&mut pc, "persistence", "aof_rewrite_in_progress").as_deref() == Some("0")
-            && info_value(&mut pc, "persistence", "aof_rewrite_scheduled").as_deref() == Some("0")
-    });
+    p.wait_for_aof_rewrite(&mut pc);
     drop(pc);
     p.restart();
     let mut pc = p.conn();
-    let rewritten: Vec<Reply> = ["t", "s", "full", "nr"]
-        .iter()
-        .map(|k| digest(&mut pc, k))
-        .collect();
-    assert_eq!(before, rewritten, "AOF rewrite");
+    assert_eq!(digests(&mut pc), before, "AOF rewrite");
     assert_eq!(
         window_field(&mut pc, "nr", "Adds"),
         Reply::Status("norefresh".into())

@@ -615,6 +615,14 @@ impl Server {
         replica
     }
 
+    /// Waits (60 s at most) until no AOF rewrite is running or scheduled on this server.
+    pub fn wait_for_aof_rewrite(&self, c: &mut redis::Connection) {
+        self.wait_for("the AOF rewrite to finish", 60, || {
+            info_field(c, "persistence", "aof_rewrite_in_progress") == "0"
+                && info_field(c, "persistence", "aof_rewrite_scheduled") == "0"
+        });
+    }
+
     /// Polls `done` every 10 ms for at most `secs` seconds; when it gives up, fails the test
     /// saying what it waited for, with the server's log.
     pub fn wait_for(&self, what: &str, secs: u64, mut done: impl FnMut() -> bool) {
