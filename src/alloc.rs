@@ -93,3 +93,26 @@ unsafe impl GlobalAlloc for ModuleAlloc {
         }
     }
 }
+
+/// Tells the core's memory accounting whether the server's allocator is jemalloc: the size it
+/// reports for a 129-byte block is jemalloc's class, 160, there, and about what was asked on
+/// the C library's malloc. Found by what the allocator does, never by a version.
+pub fn probe_size_classes() {
+    // SAFETY: the API pointers are set (OnLoad, after RedisModule_Init); the block is made,
+    // measured and freed by the server's allocator here, and used for nothing else.
+    unsafe {
+        let (Some(alloc), Some(size), Some(free)) = (
+            raw::RedisModule_Alloc,
+            raw::RedisModule_MallocSize,
+            raw::RedisModule_Free,
+        ) else {
+            return;
+        };
+        let block = alloc(129);
+        if block.is_null() {
+            return;
+        }
+        rsbloom_core::memory::set_jemalloc_classes(size(block) == 160);
+        free(block);
+    }
+}

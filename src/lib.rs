@@ -115,6 +115,7 @@ unsafe fn load(
     // The window design search's rate tables (10 ms, once): the first window created then
     // costs what every other does.
     rsbloom_core::window::rotating::design::prepare();
+    alloc::probe_size_classes();
     let yes_no = |b: bool| if b { "yes" } else { "no" };
     context.log_notice(&format!(
         "rsbloom {} loaded as module 'bf' {MODULE_VERSION} on {} {}: ACL categories {} (@bloom {}), atomic slot migration {}, unprefixed configs {}; bf.error-rate {} bf.initial-size {} bf.expansion {} bf.max-filter-bytes {} bf.cf-max-expansions {}",

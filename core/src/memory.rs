@@ -3,10 +3,26 @@
 //! `used_memory` instead of the bytes asked for (a small filter's 144-byte bit array takes a
 //! 160-byte block; a 21.8 MB window a 24 MB one).
 
-/// The bytes jemalloc hands out for a request of `requested` bytes: 8, then multiples of 16 up
-/// to 128, then four classes per doubling (160, 192, 224, 256, 320, …), large ones included.
+use std::sync::atomic::{AtomicBool, Ordering};
+
+/// Whether the server's allocator is jemalloc (Redis's and Valkey's usual builds), whose size
+/// classes [`allocated`] follows; else (a build on the C library's malloc, as `scripts/servers`'
+/// Valkey 9.1) a block takes about what was asked. The module probes it at load.
+static JEMALLOC_CLASSES: AtomicBool = AtomicBool::new(true);
+
+/// Tells [`allocated`] whether the server's allocator rounds blocks to jemalloc's size classes.
+pub fn set_jemalloc_classes(jemalloc: bool) {
+    JEMALLOC_CLASSES.store(jemalloc, Ordering::Relaxed);
+}
+
+/// The bytes the server's allocator hands out for a request of `requested` bytes. jemalloc's
+/// classes: 8, then multiples of 16 up to 128, then four classes per doubling (160, 192, 224,
+/// 256, 320, …), large ones included; another allocator's: the request rounded up to 16.
 pub fn allocated(requested: usize) -> u64 {
     let bytes = requested as u64;
+    if !JEMALLOC_CLASSES.load(Ordering::Relaxed) {
+        return bytes.div_ceil(16).saturating_mul(16);
+    }
     match bytes {
         0 => 0,
         1..=8 => 8,
