@@ -262,10 +262,9 @@ fn a_refused_allocation_is_an_error_reply_and_the_server_goes_on() {
 }
 
 /// Active defrag moves the module's blocks (Redis 7.4's build has active defrag; Debian's Redis
-/// 7.0 does not): 120,000 filters of three kinds, 90% of them deleted at random, leave the
-/// allocator's pages sparse; with `activedefrag yes` the fragmented bytes fall by about half
-/// (with no callback, as before, they hardly moved: 109.5 MB to 108.3 MB in the same scheme
-/// with 150,000 filters), the dataset's
+/// 7.0 does not): 120,000 filters of three kinds, most of them deleted, leave the allocator's
+/// pages sparse; with `activedefrag yes` the fragmented bytes fall by at least half (with no
+/// callback, as before, they hardly moved: 76.2 MB to 74.2 MB in the same scheme), the dataset's
 /// digest is unchanged, and INFO's `bf_defrag_*` counters show the module's share.
 #[test]
 fn active_defrag_moves_the_filters_blocks() {
@@ -290,9 +289,14 @@ fn active_defrag_moves_the_filters_blocks() {
         }
     }
     pipeline(&mut c, &batch);
-    // Delete nine in ten, spread over the pages (a fixed pseudo-random choice).
+    // Delete most, keeping 1%, 2%, 20% or 40% of each run of 600 keys (a fixed pseudo-random
+    // choice): pages of uneven use, as deletes leave them.
+    let kept = |i: usize| {
+        let share = [1, 2, 20, 40][(i / 600) % 4];
+        rsbloom_core::hash::mix64(i as u64) % 100 < share
+    };
     let deleted: Vec<Vec<Vec<u8>>> = (0..n)
-        .filter(|&i| !rsbloom_core::hash::mix64(i as u64).is_multiple_of(10))
+        .filter(|&i| !kept(i))
         .map(|i| words(&["DEL", &format!("k{i}")]))
         .collect();
     for chunk in deleted.chunks(1000) {
@@ -314,11 +318,9 @@ fn active_defrag_moves_the_filters_blocks() {
     ] {
         assert_eq!(run(&mut c, &["CONFIG", "SET", name, value]), ok(), "{name}");
     }
-    // Measured: 80.1 MB to 40.0 MB, 80.0 to 41.3, within seconds; some runs stop a little
-    // short of half (the allocator moves a block only off a page emptier than its class's
-    // average), so the wait asks for 40% less.
-    s.wait_for("the fragmented bytes to fall by 40%", 60, || {
-        fragmented(&mut c) <= before * 60 / 100
+    // The allocator moves a block only off a page emptier than its class's average.
+    s.wait_for("the fragmented bytes to fall by half", 60, || {
+        fragmented(&mut c) <= before / 2
     });
     let after = fragmented(&mut c);
     let moved: u64 = info_field(&mut c, "bf_stats", "bf_defrag_moved")
@@ -334,10 +336,7 @@ fn active_defrag_moves_the_filters_blocks() {
     assert!(moved > 1000, "{moved} blocks moved");
     assert_eq!(run(&mut c, &["DEBUG", "DIGEST"]), digest);
     // Every kept filter still answers.
-    for i in (0..n)
-        .filter(|&i| rsbloom_core::hash::mix64(i as u64).is_multiple_of(10))
-        .take(300)
-    {
+    for i in (0..n).filter(|&i| kept(i)).take(300) {
         let key = format!("k{i}");
         let cmd = if i % 3 == 2 { "CF.EXISTS" } else { "BF.EXISTS" };
         assert_eq!(run(&mut c, &[cmd, &key, "x"]), int(1), "{key}");
