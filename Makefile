@@ -186,7 +186,7 @@ test-matrix: deps venv
 
 # Benchmarks: they measure and assert nothing, and make test does not run them. bench.py's
 # settings are BENCH_* environment variables (see README, Benchmarks).
-.PHONY: venv bench bench-core
+.PHONY: venv bench bench-core bench-ab
 BENCH_PY_PKGS := $(PY_PKGS) matplotlib==3.10.8
 
 bench: build venv
@@ -197,6 +197,13 @@ bench: build venv
 	$(CARGO) run --release -p rsbloom-core --example window_bursts > bench/BURSTS.md
 	so=$$(scripts/redisbloom-so) && REDISBLOOM_SO=$$so $(VENV)/bin/python bench/cuckoo.py
 	$(VENV)/bin/python bench/valkey.py
+
+# This build against an earlier commit (BASE=<commit>), alternating, with paired ratios:
+# bench/ab.py, written to bench/AB.md.
+bench-ab: build venv
+	@test -n "$(BASE)" || { echo "usage: make bench-ab BASE=<commit>"; exit 2; }
+	$(VENV)/bin/python -m pip install -q --disable-pip-version-check $(BENCH_PY_PKGS)
+	$(VENV)/bin/python bench/ab.py $(BASE)
 
 bench-core: deps
 	$(CARGO) bench -p rsbloom-core --bench core

@@ -78,7 +78,7 @@ impl Chain {
             nonscaling: spec.growth == Growth::Fixed,
             seed,
             links: vec![Link::new(
-                Layout::NativeMixed,
+                Layout::for_new_link(geometry.bits, error),
                 spec.capacity,
                 error,
                 geometry,
@@ -312,7 +312,12 @@ impl Chain {
         // Each grown link gives back the first link's excess, in proportion to its share.
         let target = error * (1.0 - self.first_link_excess()) * GROWN_HEADROOM;
         let geometry = link_geometry(capacity, target, self.bit_bytes(), max_bytes)?;
-        let link = Link::new(Layout::NativeMixed, capacity, error, geometry)?;
+        let link = Link::new(
+            Layout::for_new_link(geometry.bits, error),
+            capacity,
+            error,
+            geometry,
+        )?;
         self.links
             .try_reserve(1)
             .map_err(|_| FilterError::OutOfMemory {

@@ -14,25 +14,43 @@ use crate::sizing::{words_as_bytes, words_as_bytes_mut, Geometry};
 /// grows new native ones).
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub enum Layout {
-    /// rsbloom's first hashing: xxh3-128 under the filter seed, probes `h1 + i*h2` reduced by
-    /// multiply-shift. In a small link the reduction of that arithmetic sequence can put
-    /// several of an item's probes on the same few bits (a 64-bit link at 1e-6 answered 1166
-    /// times the rate asked for), so links are no longer created with it; links saved with it
-    /// load and answer as they always did.
+    /// rsbloom's plain hashing: xxh3-128 under the filter seed, probes `h1 + i*h2` reduced by
+    /// multiply-shift. The step's image in the link is a uniform real `s` in `0..bits`, and an
+    /// item whose `d·s` lands within a bit of a multiple of `bits` (`2/bits` of items, for each
+    /// `d < k`) sets only `d` distinct bits: a floor of about `2/bits` under the link's rate.
+    /// In a small link that floor is the rate (a 64-bit link at 1e-6 answered 1166 times the
+    /// request), so new links take this layout only where [`Layout::for_new_link`] finds the
+    /// floor negligible, and [`Layout::NativeMixed`] below it.
     Native = 1,
     /// RedisBloom's layout (64-bit mode): MurmurHash64A pair, probes `(a + i*b) mod bits`.
     RedisBloom = 2,
     /// RedisBloom's legacy 32-bit mode (filters whose options lack FORCE64): MurmurHash2 pair,
     /// zero-extended, probes `(a + i*b) mod bits`.
     RedisBloom32 = 3,
-    /// rsbloom's hashing since the first: the same xxh3-128 pair, each probe `h1 + i*h2`
-    /// mixed ([`mix64`]) before the multiply-shift reduction, so that an item's `k` positions
-    /// are as good as independent in a link of any size (the rate table in the docs, from
-    /// [`crate::bloom::rates`]). Every link rsbloom creates has it.
+    /// The same xxh3-128 pair, each probe `h1 + i*h2` mixed ([`mix64`]) before the
+    /// multiply-shift reduction, so that an item's `k` positions are as good as independent in
+    /// a link of any size (the rate table in the docs, from [`crate::bloom::rates`]). The mix
+    /// costs 13-16% of a batch's items/s in a 10M filter (BF.MADD / BF.MEXISTS of 100, P32),
+    /// so only links too small for the plain probes take it.
     NativeMixed = 4,
 }
 
+/// A new link takes the plain probes when `bits × error` reaches this: their floor of about
+/// `2/bits` is then at most 0.2% of the link's rate. At 1% that is links of 102,400 bits
+/// (about 10,700 items) and up; at 1e-6, links of 10^9 bits.
+const PLAIN_PROBES_MIN_BITS_TIMES_RATE: f64 = 1024.0;
+
 impl Layout {
+    /// The native layout a new link of `bits` bits sized for `error` takes: the plain probes
+    /// where their floor cannot show in its rate, the mixed ones below.
+    pub fn for_new_link(bits: u64, error: f64) -> Self {
+        if bits as f64 * error >= PLAIN_PROBES_MIN_BITS_TIMES_RATE {
+            Layout::Native
+        } else {
+            Layout::NativeMixed
+        }
+    }
+
     /// Width of the hash, as BF.DEBUG's `hashwidth` shows it.
     pub fn hash_width(self) -> u32 {
         match self {

@@ -191,6 +191,36 @@ mod tests {
         assert!(!Measurement { hits: 22, ..m }.within_bound());
     }
 
+    /// Links just big enough for the plain probes ([`crate::bloom::link::Layout::for_new_link`])
+    /// take them and hold their rate; links half that size take the mixed ones.
+    #[test]
+    fn the_smallest_links_with_plain_probes_hold_their_rate() {
+        use crate::bloom::link::Layout;
+        for (error, capacity) in [(0.1, 3_000), (0.01, 12_000), (0.001, 80_000)] {
+            for (capacity, layout) in [
+                (capacity, Layout::Native),
+                (capacity / 2, Layout::NativeMixed),
+            ] {
+                let cell = Cell {
+                    error,
+                    capacity,
+                    growth: Growth::Fixed,
+                };
+                let spec = FilterSpec {
+                    error,
+                    capacity,
+                    growth: Growth::Fixed,
+                    window: Window::Unbounded,
+                    refresh: true,
+                };
+                let chain = Chain::new(&spec, 1, u64::MAX).expect("a filter");
+                assert_eq!(chain.links()[0].layout, layout, "{error} {capacity}");
+                let m = measure(&cell, 4, 50_000, 0x9a1e);
+                assert!(m.within_bound(), "{error} {capacity}: {} hits", m.hits);
+            }
+        }
+    }
+
     /// A crawler's filter as `BF.ADD` creates it holds 1% over 200,000 URLs, in each of five
     /// runs (the full 2,000,000 URLs and 20 runs: `--example default_filters`).
     #[test]
