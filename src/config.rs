@@ -26,8 +26,8 @@ use std::sync::{Mutex, PoisonError};
 
 use redis_module::raw;
 
-use crate::redis::string_bytes;
-use crate::unwind::no_unwind;
+use crate::ffi::string_bytes;
+use crate::ffi::unwind::no_unwind;
 use rsbloom_core::args;
 use rsbloom_core::{CuckooSpec, FilterSpec, Growth, Window};
 
@@ -387,7 +387,7 @@ static NUMERIC: [Numeric; 5] = [
     Numeric::new(
         c"at-tolerance",
         "AT_TOLERANCE",
-        (0, rsbloom_core::window::sliding::MAX_CLOCK as i64),
+        (0, rsbloom_core::window::partitioned::MAX_CLOCK as i64),
         raw::REDISMODULE_CONFIG_DEFAULT,
         (&AT_TOLERANCE, &AT_TOLERANCE_GIVEN),
     ),

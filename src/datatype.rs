@@ -11,8 +11,8 @@ use std::os::raw::c_char;
 use redis_module::native_types::RedisType;
 use redis_module::raw;
 
+use crate::ffi::unwind::no_unwind;
 use crate::stats::{self, Counters, Gauges};
-use crate::unwind::no_unwind;
 use rsbloom_core::bloom::redisbloom_rdb;
 use rsbloom_core::codec::{FieldReader, FieldWriter};
 use rsbloom_core::cuckoo::{rdb as cuckoo_rdb, scandump as cuckoo_scandump};

@@ -19,8 +19,8 @@ use std::sync::Mutex;
 
 use redis_module::raw;
 
-use crate::redis::{Args, Ctx, KeyContent, OwnedString};
-use crate::unwind::no_unwind;
+use crate::ffi::unwind::no_unwind;
+use crate::ffi::{Args, Ctx, KeyContent, OwnedString};
 use rsbloom_core::window::rotating::Rotating;
 use rsbloom_core::Filter;
 

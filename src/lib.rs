@@ -5,15 +5,12 @@
 //! `stats` and `capabilities` use it. This file is the entry point: identity, data types,
 //! commands, INFO section, configs. `ARCHITECTURE.md` maps where each piece goes.
 
-mod alloc;
-mod capabilities;
 mod commands;
 mod config;
 mod datatype;
+mod ffi;
 mod forget;
-mod redis;
 mod stats;
-mod unwind;
 
 use std::ffi::c_int;
 
@@ -27,7 +24,7 @@ pub const MODULE_VERSION: i32 = 20802;
 
 /// Every allocation goes through Redis's allocator, so INFO memory and maxmemory see it.
 #[global_allocator]
-static ALLOCATOR: alloc::ModuleAlloc = alloc::ModuleAlloc;
+static ALLOCATOR: ffi::alloc::ModuleAlloc = ffi::alloc::ModuleAlloc;
 
 /// The module's entry point. Written by hand rather than with `redis_module!`, whose setup
 /// needs Redis 7.2 APIs; rsbloom's floor is Redis 7.0.
@@ -42,7 +39,7 @@ pub unsafe extern "C" fn RedisModule_OnLoad(
 ) -> c_int {
     // A panic while loading fails the load instead of unwinding into Redis.
     // SAFETY: OnLoad's contract, passed on unchanged.
-    unwind::no_unwind(raw::Status::Err as c_int, || unsafe {
+    ffi::unwind::no_unwind(raw::Status::Err as c_int, || unsafe {
         load(ctx, argv, argc)
     })
 }
@@ -71,7 +68,7 @@ unsafe fn load(
     }
     let context = Context::new(ctx);
     // SAFETY: Redis passes `argc` valid strings, alive for the whole OnLoad call.
-    let args = unsafe { redis::Args::from_raw(argv, argc) };
+    let args = unsafe { ffi::Args::from_raw(argv, argc) };
     // Unlike a command's argv, the load arguments have no command name in front.
     if let Err(e) = config::apply_load_args(&args.to_vec()) {
         context.log_warning(&format!("rsbloom: {e}"));
@@ -83,7 +80,7 @@ unsafe fn load(
             return ERR;
         }
     }
-    let caps = capabilities::detect(ctx);
+    let caps = ffi::capabilities::detect(ctx);
     // SAFETY: live context; the options are the ones this server has (see Capabilities).
     unsafe { raw::RedisModule_SetModuleOptions.unwrap()(ctx, caps.module_options()) };
     if caps.bloom_category {
@@ -115,7 +112,7 @@ unsafe fn load(
     // The window design search's rate tables (10 ms, once): the first window created then
     // costs what every other does.
     rsbloom_core::window::rotating::design::prepare();
-    alloc::probe_size_classes();
+    ffi::alloc::probe_size_classes();
     let yes_no = |b: bool| if b { "yes" } else { "no" };
     context.log_notice(&format!(
         "rsbloom {} loaded as module 'bf' {MODULE_VERSION} on {} {}: ACL categories {} (@bloom {}), atomic slot migration {}, unprefixed configs {}; bf.error-rate {} bf.initial-size {} bf.expansion {} bf.max-filter-bytes {} bf.cf-max-expansions {}",

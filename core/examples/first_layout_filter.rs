@@ -7,7 +7,7 @@
 
 use std::io::Write;
 
-use rsbloom_core::window::sliding::Sliding;
+use rsbloom_core::window::partitioned::Sliding;
 use rsbloom_core::{scandump, Filter, FilterSpec, Growth, Window};
 
 fn main() {

@@ -1,7 +1,7 @@
 //! The one decoder skeleton. Every serialised form (rsbloom's RDB values, RedisBloom's RDB
 //! encodings, the SCANDUMP headers) reads its own fields through [`FieldReader`], then builds
 //! the filter through its kind's builder, which owns every invariant a loaded value must hold:
-//! [`crate::bloom::builder::ChainBuilder`], [`crate::window::builder::SlidingBuilder`],
+//! [`crate::bloom::builder::ChainBuilder`], [`crate::window::partitioned::builder::SlidingBuilder`],
 //! [`crate::cuckoo::builder::CuckooBuilder`]. A check that fires names itself in
 //! [`DecodeError`], so a test can assert which one.
 

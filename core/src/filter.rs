@@ -8,8 +8,8 @@ use crate::memory::allocated;
 use crate::outcome::{AddOutcome, FilterError};
 use crate::spec::{FilterSpec, Window};
 use crate::valkey::ValkeyBloom;
+use crate::window::partitioned::Sliding;
 use crate::window::rotating::Rotating;
-use crate::window::sliding::Sliding;
 
 /// A Bloom filter of either kind. The chain, which a million small filters have, is inline and
 /// the rarer kinds are boxed, so the value a key holds is one 48-byte block (with the largest

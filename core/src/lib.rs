@@ -54,4 +54,4 @@ pub use hash::FIXED_SEED;
 pub use outcome::{AddOutcome, FilterError};
 pub use spec::{CuckooSpec, FilterSpec, Growth, Window};
 pub use valkey::{ValkeyBloom, ValkeySpec};
-pub use window::sliding::Sliding;
+pub use window::partitioned::Sliding;

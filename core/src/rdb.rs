@@ -75,7 +75,7 @@ pub(crate) const FLAG_NOREFRESH: u64 = 16;
 pub fn encode(filter: &Filter, w: &mut impl FieldWriter) {
     match filter {
         Filter::Chain(chain) => bloom::rdb::encode(chain, w),
-        Filter::Sliding(sliding) => window::rdb::encode(sliding, w),
+        Filter::Sliding(sliding) => window::partitioned::rdb::encode(sliding, w),
         Filter::Rotating(rotating) => window::rotating::rdb::encode(rotating, w),
         Filter::Valkey(v) => valkey::rdb::encode(v, w),
     }
@@ -86,8 +86,10 @@ pub fn decode(r: &mut impl FieldReader) -> Result<Filter, DecodeError> {
     let items = r.unsigned()?;
     let flags = r.unsigned()?;
     match flags {
-        FLAG_WINDOW => window::rdb::decode(r, items, false).map(Filter::from),
-        f if f == FLAG_WINDOW | FLAG_RING => window::rdb::decode(r, items, true).map(Filter::from),
+        FLAG_WINDOW => window::partitioned::rdb::decode(r, items, false).map(Filter::from),
+        f if f == FLAG_WINDOW | FLAG_RING => {
+            window::partitioned::rdb::decode(r, items, true).map(Filter::from)
+        }
         f if f & !FLAG_NOREFRESH == FLAG_WINDOW | FLAG_ROTATING => {
             let refresh = f & FLAG_NOREFRESH == 0;
             window::rotating::rdb::decode(r, items, refresh).map(Filter::from)

@@ -13,7 +13,7 @@ use rsbloom_core::scandump::{self, Scan};
 use rsbloom_core::sizing::{MAX_HASHES, MAX_LINK_BITS};
 use rsbloom_core::valkey::{load as valkey_load, rdb as valkey_rdb};
 use rsbloom_core::window::rotating::{Rotating, EMPTY};
-use rsbloom_core::window::sliding::{Sliding, OPEN};
+use rsbloom_core::window::partitioned::{Sliding, OPEN};
 use rsbloom_core::{rdb, AddOutcome, Chain, Filter, ValkeyBloom};
 
 /// Per-filter limit for the `chunks` target: small enough that every accepted header is cheap

@@ -12,7 +12,7 @@ use std::ffi::CStr;
 use std::io::Read;
 
 use crate::datatype::Stored;
-use crate::redis::{Args, Ctx, Key, KeyContent, Word};
+use crate::ffi::{Args, Ctx, Key, KeyContent, Word};
 use rsbloom_core::args::Refusal;
 use rsbloom_core::errors;
 use rsbloom_core::scandump::Scan;

@@ -8,9 +8,9 @@ use redis_module::raw;
 
 use super::bloom::{add, debug, exists, info, reserve, scandump};
 use super::cuckoo;
-use crate::capabilities::Capabilities;
-use crate::redis::{Args, Ctx};
-use crate::unwind::no_unwind;
+use crate::ffi::capabilities::Capabilities;
+use crate::ffi::unwind::no_unwind;
+use crate::ffi::{Args, Ctx};
 
 type Handler = fn(&Ctx, &Args);
 

@@ -4,7 +4,7 @@
 use crate::args::{is, unsigned, Refusal};
 use crate::errors;
 use crate::spec::{FilterSpec, Growth, Window};
-use crate::window::sliding::{self, MAX_CLOCK};
+use crate::window::partitioned::{self, MAX_CLOCK};
 
 /// The window options of BF.RESERVE and BF.INSERT: `SLIDING` or `WINDOW seconds`, and
 /// `NOREFRESH`.
@@ -78,7 +78,7 @@ impl WindowOptions {
             (false, Some(seconds)) => Window::Time { seconds },
             (false, None) => Window::Unbounded,
         };
-        if window != Window::Unbounded && !sliding::supports_error(error) {
+        if window != Window::Unbounded && !partitioned::supports_error(error) {
             return refuse(errors::WINDOW_ERROR_RATE);
         }
         let growth = match window {

@@ -6,15 +6,5 @@
 //! forms, [`args`] its options.
 
 pub mod args;
-pub mod builder;
-pub mod design;
-pub mod lookup;
-pub mod rdb;
-pub mod ring;
+pub mod partitioned;
 pub mod rotating;
-pub mod scandump;
-pub mod sliding;
-pub mod write;
-
-#[cfg(test)]
-mod tests;

@@ -17,7 +17,7 @@ use super::{create, create_valkey};
 use crate::commands::{random_seed, refuse};
 use crate::config;
 use crate::datatype::Stored;
-use crate::redis::{Args, Ctx, KeyContent, Word};
+use crate::ffi::{Args, Ctx, KeyContent, Word};
 use crate::stats::{self, Work};
 use rsbloom_core::bloom::args;
 use rsbloom_core::window::args::{at_refusal, WindowWords};

@@ -3,9 +3,9 @@
 //! chain's lines with its sub-filters as links.
 
 use crate::commands::with_value;
-use crate::redis::{Args, Ctx};
+use crate::ffi::{Args, Ctx};
+use rsbloom_core::window::partitioned::{Sliding, OPEN};
 use rsbloom_core::window::rotating::{Rotating, EMPTY};
-use rsbloom_core::window::sliding::{Sliding, OPEN};
 use rsbloom_core::Window;
 use rsbloom_core::{Chain, Filter, ValkeyBloom};
 

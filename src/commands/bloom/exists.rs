@@ -1,8 +1,8 @@
 //! `BF.EXISTS key item`, `BF.MEXISTS key item [item ...]`
 
 use crate::commands::with_optional;
+use crate::ffi::{Args, Ctx};
 use crate::forget;
-use crate::redis::{Args, Ctx};
 use crate::stats;
 use rsbloom_core::Filter;
 

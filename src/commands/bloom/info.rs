@@ -8,12 +8,12 @@
 use std::ffi::CStr;
 
 use crate::commands::{with_optional, with_value};
+use crate::ffi::{Args, Ctx};
 use crate::forget;
-use crate::redis::{Args, Ctx};
 use rsbloom_core::args;
 use rsbloom_core::errors;
+use rsbloom_core::window::partitioned::Sliding;
 use rsbloom_core::window::rotating::Rotating;
-use rsbloom_core::window::sliding::Sliding;
 use rsbloom_core::Window;
 use rsbloom_core::{Filter, Growth};
 

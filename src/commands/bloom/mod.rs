@@ -12,8 +12,8 @@ pub mod scandump;
 
 use super::random_seed;
 use crate::config;
-use crate::redis::Word;
-use crate::redis::{Args, Ctx, Key};
+use crate::ffi::Word;
+use crate::ffi::{Args, Ctx, Key};
 use rsbloom_core::bloom::args::reserve_words;
 use rsbloom_core::valkey::load;
 use rsbloom_core::{errors, Filter, FilterSpec, ValkeyBloom, ValkeySpec};

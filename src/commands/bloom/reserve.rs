@@ -6,7 +6,7 @@
 use super::create;
 use crate::commands::refuse;
 use crate::config;
-use crate::redis::{Args, Ctx};
+use crate::ffi::{Args, Ctx};
 use rsbloom_core::bloom::args;
 use rsbloom_core::Filter;
 

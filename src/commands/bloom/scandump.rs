@@ -4,7 +4,7 @@
 
 use crate::commands::{reply_scan, with_value};
 use crate::config;
-use crate::redis::{Args, Ctx, KeyContent};
+use crate::ffi::{Args, Ctx, KeyContent};
 use rsbloom_core::scandump;
 use rsbloom_core::valkey::load::{self as valkey_load, LoadError};
 use rsbloom_core::Filter;

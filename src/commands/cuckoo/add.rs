@@ -4,7 +4,7 @@ use super::create;
 use crate::commands::refuse;
 use crate::config;
 use crate::datatype::Stored;
-use crate::redis::{Args, Ctx, KeyContent, Word};
+use crate::ffi::{Args, Ctx, KeyContent, Word};
 use crate::stats::{self, Work};
 use rsbloom_core::cuckoo::args;
 use rsbloom_core::errors::{self, cf};

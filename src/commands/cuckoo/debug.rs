@@ -1,7 +1,7 @@
 //! CF.DEBUG key: the filter's parameters and counts in one line.
 
 use crate::commands::with_value;
-use crate::redis::{Args, Ctx};
+use crate::ffi::{Args, Ctx};
 use rsbloom_core::Cuckoo;
 
 pub fn debug(ctx: &Ctx, a: &Args) {

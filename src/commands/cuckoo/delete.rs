@@ -1,7 +1,7 @@
 //! CF.DEL key item; CF.COMPACT key: deleting items, and giving back what deletes freed.
 
 use crate::datatype::Stored;
-use crate::redis::{Args, Ctx, Key, KeyContent};
+use crate::ffi::{Args, Ctx, Key, KeyContent};
 use crate::stats::{self, Work};
 use rsbloom_core::errors::{self, cf};
 use rsbloom_core::Cuckoo;

@@ -1,7 +1,7 @@
 //! `CF.EXISTS key item`; `CF.MEXISTS key item ...`; `CF.COUNT key item`
 
 use crate::commands::with_optional;
-use crate::redis::{Args, Ctx};
+use crate::ffi::{Args, Ctx};
 use crate::stats;
 use rsbloom_core::Cuckoo;
 

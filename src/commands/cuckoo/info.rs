@@ -1,7 +1,7 @@
 //! `CF.INFO key`
 
 use crate::commands::with_value;
-use crate::redis::{Args, Ctx};
+use crate::ffi::{Args, Ctx};
 use rsbloom_core::Cuckoo;
 
 pub fn info(ctx: &Ctx, a: &Args) {

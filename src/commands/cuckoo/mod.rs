@@ -24,7 +24,7 @@ pub mod scandump;
 
 use super::random_seed;
 use crate::config;
-use crate::redis::{Args, Ctx, Key};
+use crate::ffi::{Args, Ctx, Key};
 use rsbloom_core::cuckoo::args::reserve_words;
 use rsbloom_core::{errors, Cuckoo, CuckooSpec};
 

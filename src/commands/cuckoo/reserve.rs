@@ -3,7 +3,7 @@
 use super::create;
 use crate::commands::refuse;
 use crate::config;
-use crate::redis::{Args, Ctx};
+use crate::ffi::{Args, Ctx};
 use rsbloom_core::cuckoo::args;
 use rsbloom_core::Cuckoo;
 

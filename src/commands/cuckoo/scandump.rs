@@ -4,7 +4,7 @@
 use crate::commands::{reply_scan, with_value};
 use crate::config;
 use crate::datatype::Stored;
-use crate::redis::{Args, Ctx, KeyContent};
+use crate::ffi::{Args, Ctx, KeyContent};
 use crate::stats::{self, Work};
 use rsbloom_core::cuckoo::scandump;
 use rsbloom_core::errors::{self, cf};

@@ -6,10 +6,10 @@ use crate::codec::{machine_memory, DecodeError};
 use crate::lines;
 use crate::sizing::MAX_LINK_BITS;
 use crate::spec::{Growth, Window};
-use crate::window::builder::kind_and_growth;
+use crate::window::partitioned::builder::kind_and_growth;
+use crate::window::partitioned::MAX_CLOCK;
 use crate::window::rotating::design::{BLOCK_BITS, MAX_GENERATIONS, MAX_HASHES, MIN_GENERATIONS};
 use crate::window::rotating::{Extra, Rotating, Slot, Watch, EMPTY, MAX_EXTRAS};
-use crate::window::sliding::MAX_CLOCK;
 
 /// A rotating window filter's own fields, as both formats carry them.
 #[derive(Debug, Clone, Copy, PartialEq)]

@@ -20,7 +20,7 @@
 use std::collections::BTreeMap;
 use std::sync::{Mutex, OnceLock, PoisonError};
 
-use crate::window::sliding::HEADROOM;
+use crate::window::partitioned::HEADROOM;
 
 /// Bits in a block: one 64-byte cache line, so an item's bits of one generation are one line.
 pub const BLOCK_BITS: u64 = 512;

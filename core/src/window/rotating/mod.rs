@@ -1,5 +1,5 @@
 //! The second window layout: **rotating blocked generations**. New window filters have it;
-//! filters of the first layout ([`crate::window::sliding`]) keep theirs.
+//! filters of the first layout ([`crate::window::partitioned`]) keep theirs.
 //!
 //! A window of `W` items (or `T` seconds) is `r` generations of `W/r` items (or `T/r`
 //! seconds); the filter holds `r + 1` of them, each a Bloom filter **blocked** so that an
@@ -48,7 +48,7 @@ use crate::memory::{allocated, OutOfMemory};
 use crate::outcome::FilterError;
 use crate::sizing::MAX_LINK_BITS;
 use crate::spec::{FilterSpec, Growth, Window};
-use crate::window::sliding::{HEADROOM, MAX_CLOCK};
+use crate::window::partitioned::{HEADROOM, MAX_CLOCK};
 
 use design::{Design, BLOCK_BITS};
 

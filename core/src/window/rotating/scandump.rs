@@ -2,10 +2,10 @@
 
 use crate::codec::DecodeError;
 use crate::scandump::{check_limit, DumpError, Fields, COMMON_HEADER, OPT_NOREFRESH, OPT_ROTATING};
+use crate::window::partitioned::scandump::OPTIONS as WINDOW_OPTIONS;
 use crate::window::rotating::builder::{ExtraHeader, RotatingBuilder, RotatingHeader, SlotHeader};
 use crate::window::rotating::design::MAX_GENERATIONS;
 use crate::window::rotating::Rotating;
-use crate::window::scandump::OPTIONS as WINDOW_OPTIONS;
 
 /// The options of a rotating window's header.
 pub(crate) const OPTIONS: u32 = WINDOW_OPTIONS | OPT_ROTATING;

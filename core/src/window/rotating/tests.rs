@@ -6,9 +6,9 @@ use crate::codec::{Field, FieldSlice};
 use crate::outcome::{AddOutcome, FilterError};
 use crate::scandump;
 use crate::spec::{FilterSpec, Growth, Window};
+use crate::window::partitioned::HEADROOM;
 use crate::window::rotating::design::Design;
 use crate::window::rotating::Rotating;
-use crate::window::sliding::HEADROOM;
 use crate::{rdb, Filter};
 
 fn count_filter(error: f64, capacity: u64) -> Rotating {

@@ -9,12 +9,12 @@ use crate::lookahead::each_ahead;
 use crate::outcome::{AddOutcome, FilterError};
 use crate::sizing::MAX_LINK_BITS;
 use crate::spec::{Growth, Window};
+use crate::window::partitioned::MAX_CLOCK;
 use crate::window::rotating::design::{array_rate, max_load, ArrayDesign, BLOCK_BITS};
 use crate::window::rotating::lookup::{Probe, DEPTH};
 use crate::window::rotating::{
     pattern, Extra, Rotating, Slot, BASE_CEILING, BURST_CEILING, EMPTY, MAX_EXTRAS,
 };
-use crate::window::sliding::MAX_CLOCK;
 
 /// Where an add's bits go.
 enum Target {

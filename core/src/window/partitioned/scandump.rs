@@ -5,8 +5,8 @@ use crate::scandump::{
     check_limit, DumpError, Fields, COMMON_HEADER, OPT_FORCE64, OPT_NOROUND, OPT_RING, OPT_RSBLOOM,
     OPT_WINDOW,
 };
-use crate::window::builder::{SliceHeader, SlidingBuilder, SlidingHeader};
-use crate::window::sliding::Sliding;
+use crate::window::partitioned::builder::{SliceHeader, SlidingBuilder, SlidingHeader};
+use crate::window::partitioned::Sliding;
 
 /// The options of every window header (with [`OPT_RING`] for the blocked layout).
 pub(crate) const OPTIONS: u32 = OPT_NOROUND | OPT_FORCE64 | OPT_RSBLOOM | OPT_WINDOW;

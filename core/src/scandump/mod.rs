@@ -226,7 +226,7 @@ pub fn chunks(filter: &Filter) -> impl Iterator<Item = (i64, &[u8])> {
 pub fn header(filter: &Filter) -> Vec<u8> {
     match filter {
         Filter::Chain(chain) => bloom::scandump::header(chain),
-        Filter::Sliding(sliding) => window::scandump::header(sliding),
+        Filter::Sliding(sliding) => window::partitioned::scandump::header(sliding),
         Filter::Rotating(rotating) => window::rotating::scandump::header(rotating),
         Filter::Valkey(v) => valkey::scandump::header(v),
     }
@@ -287,10 +287,12 @@ pub fn filter_from_header(
         )
         .map(Filter::from);
     }
-    if options & !OPT_RING == window::scandump::OPTIONS {
+    if options & !OPT_RING == window::partitioned::scandump::OPTIONS {
         let ring = options & OPT_RING != 0;
-        return window::scandump::from_header(f, items, nlinks, expansion, ring, max_bytes)
-            .map(Filter::from);
+        return window::partitioned::scandump::from_header(
+            f, items, nlinks, expansion, ring, max_bytes,
+        )
+        .map(Filter::from);
     }
     bloom::scandump::from_header(
         f,

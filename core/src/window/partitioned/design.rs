@@ -5,9 +5,9 @@
 use crate::lines::LINE_BITS;
 use crate::sizing::MAX_LINK_BITS;
 use crate::sizing::WORD_BITS;
-use crate::window::ring::{Ring, MIN_SEGMENTS};
-use crate::window::sliding::supports_error;
-use crate::window::sliding::{HEADROOM, MAX_GENERATIONS, MAX_HASHES};
+use crate::window::partitioned::ring::{Ring, MIN_SEGMENTS};
+use crate::window::partitioned::supports_error;
+use crate::window::partitioned::{HEADROOM, MAX_GENERATIONS, MAX_HASHES};
 
 /// e^-x for x >= 0, from additions and multiplications only, so that every build on every
 /// machine (a primary and its replica, a save and a later load) computes the same sizes: the

@@ -22,7 +22,7 @@
 //!
 //! Sizing ([`Design`]): `k`, `l` and the load per bit are searched so that the false-positive
 //! rate, computed exactly over the slices' fills (the "k consecutive set" recurrence of the
-//! paper, [`window_fpr`](crate::window::design::window_fpr)), stays under [`HEADROOM`] × the request at the worst moment (just
+//! paper, [`window_fpr`](crate::window::partitioned::design::window_fpr)), stays under [`HEADROOM`] × the request at the worst moment (just
 //! before a shift), with the fewest bits per window item and `l >= 4k` (slack at most a quarter
 //! window). `l` is a multiple of `k` so the slices pack into cache lines (below). 1%: k 11,
 //! l 66, 19.9 bits per item; 0.1%: k 14, l 70, 26.4.
@@ -42,13 +42,24 @@
 //! half the fill per step) so the rate holds; the large slices age out with the burst. With
 //! `NONSCALING`, or past the memory limit, the add is refused and nothing changes.
 
+pub mod builder;
+pub mod design;
+pub mod lookup;
+pub mod rdb;
+pub mod ring;
+pub mod scandump;
+pub mod write;
+
+#[cfg(test)]
+mod tests;
+
 use crate::defrag::Defrag;
 use crate::memory::allocated;
 use crate::outcome::FilterError;
 use crate::sizing::MAX_LINK_BITS;
 use crate::spec::{FilterSpec, Growth, Window};
-use crate::window::design::Design;
-use crate::window::ring::{Ring, Slice, Storage};
+use crate::window::partitioned::design::Design;
+use crate::window::partitioned::ring::{Ring, Slice, Storage};
 
 /// Share of the requested rate the computed worst-case rate may reach: room for sampling
 /// noise, so a measured rate stays under the request (as NONSCALING chains have).
@@ -89,7 +100,7 @@ pub fn supports_error(error: f64) -> bool {
 }
 
 /// A sliding-window filter: the value behind a key created with `SLIDING` or `WINDOW`. Built by
-/// [`Sliding::new`] or, from a serialised form, by [`crate::window::builder::SlidingBuilder`], which
+/// [`Sliding::new`] or, from a serialised form, by [`crate::window::partitioned::builder::SlidingBuilder`], which
 /// between them own its invariants.
 #[derive(Debug, Clone, PartialEq)]
 pub struct Sliding {

@@ -2,9 +2,9 @@
 
 use crate::codec::{read_pieces, write_pieces, DecodeError, FieldReader, FieldWriter};
 use crate::rdb::{FLAG_RING, FLAG_WINDOW};
-use crate::window::builder::{SliceHeader, SlidingBuilder, SlidingHeader};
-use crate::window::ring::Ring;
-use crate::window::sliding::Sliding;
+use crate::window::partitioned::builder::{SliceHeader, SlidingBuilder, SlidingHeader};
+use crate::window::partitioned::ring::Ring;
+use crate::window::partitioned::Sliding;
 
 /// Writes a window filter: its added count, flags, then its fields and slices.
 pub fn encode(f: &Sliding, w: &mut impl FieldWriter) {

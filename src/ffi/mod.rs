@@ -17,6 +17,10 @@
 //!
 //! The crate still provides the raw bindings (`raw`) and the data-type registration.
 
+pub mod alloc;
+pub mod capabilities;
+pub mod unwind;
+
 use std::ffi::{c_int, CStr, CString};
 
 use redis_module::raw;

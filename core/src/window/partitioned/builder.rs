@@ -4,8 +4,8 @@
 use crate::codec::{machine_memory, DecodeError};
 use crate::sizing::MAX_LINK_BITS;
 use crate::spec::{Growth, Window};
-use crate::window::ring::{Ring, Slice};
-use crate::window::sliding::{self, Sliding, MAX_CLOCK, OPEN};
+use crate::window::partitioned::ring::{Ring, Slice};
+use crate::window::partitioned::{self, Sliding, MAX_CLOCK, OPEN};
 
 /// A window filter as a serialised form describes it, before its slices.
 #[derive(Debug, Clone, Copy, PartialEq)]
@@ -208,9 +208,9 @@ impl SlidingBuilder {
         if !shape_ok
             || h.capacity == 0
             || h.hashes == 0
-            || h.hashes > u64::from(sliding::MAX_HASHES)
+            || h.hashes > u64::from(partitioned::MAX_HASHES)
             || h.generations == 0
-            || h.generations > u64::from(sliding::MAX_HASHES * sliding::MIN_SLACK_DIVISOR)
+            || h.generations > u64::from(partitioned::MAX_HASHES * partitioned::MIN_SLACK_DIVISOR)
             || h.base_capacity < h.hashes
             || h.base_bits == 0
             || h.base_bits > MAX_LINK_BITS
@@ -233,7 +233,7 @@ impl SlidingBuilder {
             return Err(DecodeError::MachineMemory);
         }
         let n = h.slices;
-        if n > sliding::MAX_SLICES as u64 || (n != 0 && n < h.hashes) {
+        if n > partitioned::MAX_SLICES as u64 || (n != 0 && n < h.hashes) {
             return Err(DecodeError::SliceCount);
         }
         Ok(SlidingBuilder {

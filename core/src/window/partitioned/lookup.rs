@@ -5,9 +5,9 @@
 use crate::hash::reduce;
 use crate::hash::ItemHash;
 use crate::hints;
-use crate::window::ring::Slice;
-use crate::window::ring::{key, Storage};
-use crate::window::sliding::Sliding;
+use crate::window::partitioned::ring::Slice;
+use crate::window::partitioned::ring::{key, Storage};
+use crate::window::partitioned::Sliding;
 
 /// Items a batch lookup scans at once (see [`Sliding::scan_many`]): enough misses in flight to
 /// cover DRAM's latency, few enough for the core's miss buffers.
