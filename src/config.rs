@@ -387,7 +387,7 @@ static NUMERIC: [Numeric; 5] = [
     Numeric::new(
         c"at-tolerance",
         "AT_TOLERANCE",
-        (0, rsbloom_core::window::partitioned::MAX_CLOCK as i64),
+        (0, rsbloom_core::window::common::MAX_CLOCK as i64),
         raw::REDISMODULE_CONFIG_DEFAULT,
         (&AT_TOLERANCE, &AT_TOLERANCE_GIVEN),
     ),

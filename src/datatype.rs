@@ -13,13 +13,12 @@ use redis_module::raw;
 
 use crate::ffi::unwind::no_unwind;
 use crate::stats::{self, Counters, Gauges};
-use rsbloom_core::bloom::redisbloom_rdb;
 use rsbloom_core::codec::{FieldReader, FieldWriter};
 use rsbloom_core::cuckoo::{rdb as cuckoo_rdb, scandump as cuckoo_scandump};
 use rsbloom_core::defrag::{Defrag, Mover};
 use rsbloom_core::valkey::{load as valkey_load, rdb as valkey_rdb};
 use rsbloom_core::{memory, rdb, scandump};
-use rsbloom_core::{Cuckoo, DecodeError, Filter, FIXED_SEED};
+use rsbloom_core::{Cuckoo, DecodeError, Filter};
 
 /// A value this module stores under a key: a Bloom filter ([`Filter`], of type `MBbloom--`, or
 /// `bloomfltr` for a valkey-bloom filter) or a cuckoo filter ([`Cuckoo`], `MBbloomCF`). The
@@ -165,15 +164,7 @@ impl Registered for BloomValues {
     type Value = Filter;
     const WHAT: &'static str = "bloom filter";
     fn decode(r: &mut impl FieldReader, encver: c_int) -> Result<Filter, DecodeError> {
-        match encver {
-            rdb::ENCODING_VERSION => rdb::decode(r),
-            // RedisBloom's own encodings (drop-in migration). The native links such a chain
-            // grows later use the fixed seed, so replicas and AOF replays grow identical ones.
-            0..=redisbloom_rdb::MAX_ENCODING_VERSION => {
-                redisbloom_rdb::decode(r, encver, FIXED_SEED).map(Filter::Chain)
-            }
-            _ => Err(DecodeError::UnknownEncoding),
-        }
+        rdb::decode_version(r, encver)
     }
 }
 

@@ -111,7 +111,7 @@ fn window_options_and_their_errors() {
         ),
         (
             &["x", "1e-16", "10", "SLIDING"],
-            "ERR window filters take error rates from 3.6e-15 (at most 48 bits per item)",
+            "ERR window filters take error rates from 5.6e-16",
         ),
         // RedisBloom's own checks come first, with its texts.
         (&["x", "2", "10", "SLIDING"], texts::ERROR_RATE_RANGE),

@@ -26,7 +26,7 @@ pub enum DecodeError {
     Capacity,
     /// A link error rate outside (0, 1).
     ErrorRate,
-    /// A link hash count of 0 or above [`MAX_HASHES`](crate::sizing::MAX_HASHES).
+    /// A link hash count of 0 or above [`MAX_LINK_HASHES`](crate::sizing::MAX_LINK_HASHES).
     HashCount,
     /// A link bit count of 0, not whole 64-bit words, or above [`MAX_LINK_BITS`](crate::sizing::MAX_LINK_BITS).
     BitCount,

@@ -84,8 +84,7 @@ pub const SLIDING_AND_WINDOW: &str =
 pub const SLIDING_EXPANSION: &str =
     "ERR SLIDING filters do not grow (their memory is fixed): EXPANSION does not apply";
 /// A window filter asked for an error rate it cannot honour.
-pub const WINDOW_ERROR_RATE: &str =
-    "ERR window filters take error rates from 3.6e-15 (at most 48 bits per item)";
+pub const WINDOW_ERROR_RATE: &str = "ERR window filters take error rates from 5.6e-16";
 /// BF.INSERT's `AT` without a time in range.
 pub const BAD_AT: &str = "ERR AT takes a Unix time in milliseconds, up to 2^62";
 /// `BF.INFO key WINDOW` on a filter without a window.

@@ -50,51 +50,86 @@
 //! instead of allocating a second copy of a multi-gigabyte array.
 //! Older rsbloom builds wrote 16 MiB pieces; the reader takes pieces of any size.
 
+use crate::bloom::redisbloom_rdb;
 use crate::codec::{DecodeError, FieldReader, FieldWriter};
 use crate::filter::Filter;
-use crate::{bloom, valkey, window};
+use crate::hash::FIXED_SEED;
+use crate::window::{partitioned, rotating};
+use crate::{bloom, valkey};
 
 /// RDB encoding version of rsbloom's format. RedisBloom writes 4 and refuses anything above,
 /// so it cannot misread an rsbloom RDB.
 pub const ENCODING_VERSION: i32 = 100;
 
-pub(crate) const FLAG_NONSCALING: u64 = 1;
-pub(crate) const FLAG_WINDOW: u64 = 2;
+/// A chain that never grows.
+const FLAG_NONSCALING: u64 = 1;
+/// A window filter (of the first layout, unless [`FLAG_ROTATING`]).
+const FLAG_WINDOW: u64 = 2;
 /// With [`FLAG_WINDOW`]: the blocked layout, the ring's bits before the slices (an older
 /// rsbloom refuses the flags cleanly).
-pub(crate) const FLAG_RING: u64 = 4;
+const FLAG_RING: u64 = 4;
 /// With [`FLAG_WINDOW`]: the rotating layout ([`crate::window::rotating`]), whose fields follow
 /// instead (an older rsbloom refuses the flags cleanly).
-pub(crate) const FLAG_ROTATING: u64 = 8;
+const FLAG_ROTATING: u64 = 8;
 /// With [`FLAG_ROTATING`]: the `NOREFRESH` mode (an older rsbloom refuses the flags cleanly
 /// rather than load the filter as refreshing).
-pub(crate) const FLAG_NOREFRESH: u64 = 16;
+const FLAG_NOREFRESH: u64 = 16;
 
-/// Writes a filter: the `MBbloom--` value, or for a valkey-bloom filter the `bloomfltr` value
-/// ([`crate::valkey::rdb`]), the type its key has.
+/// Writes a filter: the `MBbloom--` value (its items, its flags, then the kind's fields), or
+/// for a valkey-bloom filter the `bloomfltr` value ([`crate::valkey::rdb`]), the type its key
+/// has.
 pub fn encode(filter: &Filter, w: &mut impl FieldWriter) {
+    let flag = |set: bool, flag: u64| if set { flag } else { 0 };
     match filter {
-        Filter::Chain(chain) => bloom::rdb::encode(chain, w),
-        Filter::Sliding(sliding) => window::partitioned::rdb::encode(sliding, w),
-        Filter::Rotating(rotating) => window::rotating::rdb::encode(rotating, w),
+        Filter::Chain(chain) => {
+            w.unsigned(chain.items());
+            w.unsigned(flag(chain.is_nonscaling(), FLAG_NONSCALING));
+            bloom::rdb::encode(chain, w);
+        }
+        Filter::Sliding(sliding) => {
+            w.unsigned(sliding.added());
+            w.unsigned(FLAG_WINDOW | flag(sliding.ring().is_some(), FLAG_RING));
+            partitioned::rdb::encode(sliding, w);
+        }
+        Filter::Rotating(rotating) => {
+            w.unsigned(rotating.added());
+            w.unsigned(FLAG_WINDOW | FLAG_ROTATING | flag(!rotating.refresh(), FLAG_NOREFRESH));
+            rotating::rdb::encode(rotating, w);
+        }
         Filter::Valkey(v) => valkey::rdb::encode(v, w),
     }
 }
 
-/// Reads a filter, validating every field before it allocates or trusts it.
+/// Reads an `MBbloom--` value of encoding version `encver`: rsbloom's, or RedisBloom's own
+/// (0 to 4, drop-in migration), whose chains grow native links under [`FIXED_SEED`] so that
+/// replicas and AOF replays grow identical ones.
+pub fn decode_version(r: &mut impl FieldReader, encver: i32) -> Result<Filter, DecodeError> {
+    match encver {
+        ENCODING_VERSION => decode(r),
+        0..=redisbloom_rdb::MAX_ENCODING_VERSION => {
+            redisbloom_rdb::decode(r, encver, FIXED_SEED).map(Filter::Chain)
+        }
+        _ => Err(DecodeError::UnknownEncoding),
+    }
+}
+
+/// Reads a filter of rsbloom's encoding, validating every field before it allocates or trusts
+/// it.
 pub fn decode(r: &mut impl FieldReader) -> Result<Filter, DecodeError> {
     let items = r.unsigned()?;
     let flags = r.unsigned()?;
     match flags {
-        FLAG_WINDOW => window::partitioned::rdb::decode(r, items, false).map(Filter::from),
+        FLAG_WINDOW => partitioned::rdb::decode(r, items, false).map(Filter::from),
         f if f == FLAG_WINDOW | FLAG_RING => {
-            window::partitioned::rdb::decode(r, items, true).map(Filter::from)
+            partitioned::rdb::decode(r, items, true).map(Filter::from)
         }
         f if f & !FLAG_NOREFRESH == FLAG_WINDOW | FLAG_ROTATING => {
             let refresh = f & FLAG_NOREFRESH == 0;
-            window::rotating::rdb::decode(r, items, refresh).map(Filter::from)
+            rotating::rdb::decode(r, items, refresh).map(Filter::from)
         }
-        0 | FLAG_NONSCALING => bloom::rdb::decode(r, items, flags).map(Filter::Chain),
+        0 | FLAG_NONSCALING => {
+            bloom::rdb::decode(r, items, flags == FLAG_NONSCALING).map(Filter::Chain)
+        }
         _ => Err(DecodeError::UnknownFlags),
     }
 }

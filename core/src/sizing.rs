@@ -17,7 +17,7 @@ pub const MAX_LINK_BITS: u64 = 1 << 40;
 
 /// The most hash functions a link may use; beyond this the error rate is absurdly small and
 /// every add would cost thousands of probes.
-pub const MAX_HASHES: u32 = 4096;
+pub const MAX_LINK_HASHES: u32 = 4096;
 
 /// The geometry of one classic link.
 #[derive(Debug, Clone, Copy, PartialEq)]
@@ -44,7 +44,7 @@ pub fn classic_fpr(bits: u64, hashes: u32, items: u64) -> f64 {
 }
 
 /// The cheapest classic geometry for `capacity` items at `error`, or `None` when no geometry
-/// within [`MAX_HASHES`] and [`MAX_LINK_BITS`] can honour it (error underflowed, capacity too large).
+/// within [`MAX_LINK_HASHES`] and [`MAX_LINK_BITS`] can honour it (error underflowed, capacity too large).
 pub fn classic(capacity: u64, error: f64) -> Option<Geometry> {
     if capacity == 0 || !(error > 0.0 && error < 1.0) || !error.is_normal() {
         return None;
@@ -55,7 +55,7 @@ pub fn classic(capacity: u64, error: f64) -> Option<Geometry> {
     let k_opt = (std::f64::consts::LN_2 * bpe).round().max(1.0) as i64;
     let mut best: Option<Geometry> = None;
     for k in (k_opt - 2).max(1)..=(k_opt + 2) {
-        if k > i64::from(MAX_HASHES) {
+        if k > i64::from(MAX_LINK_HASHES) {
             break;
         }
         let kf = k as f64;

@@ -10,10 +10,11 @@ static ALLOCATOR: lazy_alloc::LazyAlloc = lazy_alloc::LazyAlloc;
 
 use rsbloom_core::codec::{Field, FieldSlice};
 use rsbloom_core::scandump::{self, Scan};
-use rsbloom_core::sizing::{MAX_HASHES, MAX_LINK_BITS};
+use rsbloom_core::sizing::{MAX_LINK_HASHES, MAX_LINK_BITS};
 use rsbloom_core::valkey::{load as valkey_load, rdb as valkey_rdb};
 use rsbloom_core::window::rotating::{Rotating, EMPTY};
-use rsbloom_core::window::partitioned::{Sliding, OPEN};
+use rsbloom_core::window::partitioned::limits::{OPEN};
+use rsbloom_core::window::partitioned::{Sliding};
 use rsbloom_core::{rdb, AddOutcome, Chain, Filter, ValkeyBloom};
 
 /// Per-filter limit for the `chunks` target: small enough that every accepted header is cheap
@@ -181,7 +182,7 @@ pub fn check_valkey(v: &ValkeyBloom, limit: u64) {
     assert!(!v.filters().is_empty());
     assert_eq!(v.items(), v.filters().iter().map(|f| f.items).sum::<u64>());
     for f in v.filters() {
-        assert!((1..=MAX_HASHES).contains(&f.hashes()) && f.bit_count() >= 8);
+        assert!((1..=MAX_LINK_HASHES).contains(&f.hashes()) && f.bit_count() >= 8);
         assert!(f.capacity >= 1);
     }
     let mut grown = v.clone();
@@ -281,7 +282,7 @@ pub fn check_chain(chain: &Chain, limit: u64) {
         );
         assert_eq!(link.words().len() as u64 * 64, bits);
         assert!(
-            (1..=MAX_HASHES).contains(&link.hashes),
+            (1..=MAX_LINK_HASHES).contains(&link.hashes),
             "{} hashes",
             link.hashes
         );

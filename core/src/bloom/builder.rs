@@ -4,7 +4,7 @@
 use crate::bloom::chain::{Chain, MAX_LINKS};
 use crate::bloom::link::{Layout, Link};
 use crate::codec::{machine_memory, DecodeError};
-use crate::sizing::{Geometry, MAX_HASHES, MAX_LINK_BITS};
+use crate::sizing::{Geometry, MAX_LINK_BITS, MAX_LINK_HASHES};
 
 /// A chain as a serialised form describes it, before its links.
 #[derive(Debug, Clone, Copy)]
@@ -48,7 +48,7 @@ impl LinkHeader {
         if !(self.error > 0.0 && self.error < 1.0) {
             return Err(DecodeError::ErrorRate);
         }
-        if self.hashes == 0 || self.hashes > u64::from(MAX_HASHES) {
+        if self.hashes == 0 || self.hashes > u64::from(MAX_LINK_HASHES) {
             return Err(DecodeError::HashCount);
         }
         if self.bits == 0 || !self.bits.is_multiple_of(64) || self.bits > MAX_LINK_BITS {

@@ -4,16 +4,9 @@ use crate::bloom::builder::{ChainBuilder, ChainHeader, LinkHeader};
 use crate::bloom::chain::Chain;
 use crate::bloom::link::Layout;
 use crate::codec::{read_pieces, write_pieces, DecodeError, FieldReader, FieldWriter};
-use crate::rdb::FLAG_NONSCALING;
 
-/// Writes a chain: its items, flags, then its links.
+/// Writes a chain's fields after its items and flags: its expansion, seed and links.
 pub fn encode(chain: &Chain, w: &mut impl FieldWriter) {
-    w.unsigned(chain.items());
-    w.unsigned(if chain.is_nonscaling() {
-        FLAG_NONSCALING
-    } else {
-        0
-    });
     w.unsigned(u64::from(chain.expansion()));
     w.unsigned(chain.seed());
     w.unsigned(chain.links().len() as u64);
@@ -28,9 +21,13 @@ pub fn encode(chain: &Chain, w: &mut impl FieldWriter) {
     }
 }
 
-/// Reads a chain after its items and flags, validating every field before it allocates or
-/// trusts it.
-pub fn decode(r: &mut impl FieldReader, items: u64, flags: u64) -> Result<Chain, DecodeError> {
+/// Reads a chain after its items and flags (`nonscaling`: its flag), validating every field
+/// before it allocates or trusts it.
+pub fn decode(
+    r: &mut impl FieldReader,
+    items: u64,
+    nonscaling: bool,
+) -> Result<Chain, DecodeError> {
     let expansion = r.unsigned()?;
     let seed = r.unsigned()?;
     let links = r.unsigned()?;
@@ -39,7 +36,7 @@ pub fn decode(r: &mut impl FieldReader, items: u64, flags: u64) -> Result<Chain,
         items,
         links,
         expansion,
-        nonscaling: flags & FLAG_NONSCALING != 0,
+        nonscaling,
         seed,
     })?;
     for _ in 0..links {

@@ -29,7 +29,7 @@ use crate::bloom::chain::Chain;
 use crate::bloom::link::Layout;
 use crate::bloom::scandump::redisbloom_hashes_ok;
 use crate::codec::{read_pieces, DecodeError, FieldReader};
-use crate::scandump::{OPT_FORCE64, OPT_NONSCALING, REDISBLOOM_OPTIONS};
+use crate::scandump::options::{OPT_FORCE64, OPT_NONSCALING, REDISBLOOM_OPTIONS};
 
 /// The newest RedisBloom encoding version (RedisBloom 2.x to 8.x write it).
 pub const MAX_ENCODING_VERSION: i32 = 4;

@@ -4,9 +4,9 @@ use crate::bloom::builder::{ChainBuilder, ChainHeader, LinkHeader};
 use crate::bloom::chain::Chain;
 use crate::bloom::link::Layout;
 use crate::codec::DecodeError;
-use crate::scandump::{
-    check_limit, DumpError, Fields, COMMON_HEADER, OPT_FORCE64, OPT_NONSCALING, OPT_NOROUND,
-    OPT_RSBLOOM, REDISBLOOM_OPTIONS,
+use crate::scandump::engine::{check_limit, DumpError, Fields};
+use crate::scandump::options::{
+    COMMON_HEADER, OPT_FORCE64, OPT_NONSCALING, OPT_NOROUND, OPT_RSBLOOM, REDISBLOOM_OPTIONS,
 };
 use crate::sizing::REDISBLOOM_LN2;
 

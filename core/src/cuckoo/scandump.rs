@@ -21,7 +21,7 @@
 use crate::codec::DecodeError;
 use crate::cuckoo::builder::{CuckooBuilder, CuckooHeader};
 use crate::cuckoo::filter::Cuckoo;
-use crate::scandump::{
+use crate::scandump::engine::{
     check_limit, chunks_of, load_arrays, scan_arrays, ChunkRule, DumpError, Fields, Scan,
 };
 

@@ -2,7 +2,7 @@
 //! RDB value, its `BF.LOAD` blob and rsbloom's SCANDUMP header of it.
 
 use crate::codec::{machine_memory, DecodeError};
-use crate::sizing::{MAX_HASHES, MAX_LINK_BITS};
+use crate::sizing::{MAX_LINK_BITS, MAX_LINK_HASHES};
 use crate::valkey::filter::{
     SubFilter, ValkeyBloom, BITMAP_HEADER, BITMAP_VERSION, FIXED_SEED, SEED_BYTES,
 };
@@ -101,7 +101,7 @@ impl ValkeyBuilder {
 
 /// Checks a saved bit array's header against its length: version 1, a length
 /// of at least one byte that is the rest of the array, at most [`MAX_LINK_BITS`] bits, `k` from
-/// 1 to [`MAX_HASHES`] (the most valkey-bloom makes is 1,026: capacity 1 at the smallest
+/// 1 to [`MAX_LINK_HASHES`] (the most valkey-bloom makes is 1,026: capacity 1 at the smallest
 /// positive rate), and, for a filter whose seed is not random, valkey-bloom's fixed seed (it
 /// refuses any other).
 pub fn check_bitmap_header(raw: &[u8], seed_is_random: bool) -> Result<(), DecodeError> {
@@ -113,7 +113,7 @@ pub fn check_bitmap_header(raw: &[u8], seed_is_random: bool) -> Result<(), Decod
         return Err(DecodeError::BitCount);
     }
     let hashes = u32::from_le_bytes(raw[9..13].try_into().expect("4 bytes"));
-    if hashes == 0 || hashes > MAX_HASHES {
+    if hashes == 0 || hashes > MAX_LINK_HASHES {
         return Err(DecodeError::HashCount);
     }
     let seed: &[u8; SEED_BYTES] = raw[13..BITMAP_HEADER].try_into().expect("32 bytes");

@@ -9,7 +9,7 @@
 //! ```
 
 use crate::codec::DecodeError;
-use crate::scandump::Fields;
+use crate::scandump::engine::Fields;
 use crate::valkey::builder::{ValkeyBuilder, ValkeyHeader};
 use crate::valkey::filter::ValkeyBloom;
 

@@ -10,14 +10,11 @@
 //! The data is the sub-filters' bits (without their headers), oldest first.
 
 use crate::codec::DecodeError;
-use crate::scandump::{check_limit, DumpError, Fields, COMMON_HEADER, OPT_RSBLOOM};
+use crate::scandump::engine::{check_limit, DumpError, Fields};
+use crate::scandump::options::{COMMON_HEADER, VALKEY_OPTIONS};
 use crate::valkey::builder::{ValkeyBuilder, ValkeyHeader};
 use crate::valkey::filter::{empty_bitmap, ValkeyBloom, SEED_BYTES};
 
-/// The valkey dialect's option bit.
-pub const OPT_VALKEY: u32 = 0x1000;
-/// The header's options.
-pub const OPTIONS: u32 = OPT_RSBLOOM | OPT_VALKEY;
 /// Bytes of the dialect's fields before the sub-filters.
 const FIXED: usize = 8 + 8 + 1;
 /// Bytes per sub-filter.
@@ -28,7 +25,7 @@ pub fn header(v: &ValkeyBloom) -> Vec<u8> {
     let mut h = Vec::with_capacity(COMMON_HEADER + FIXED + PER_FILTER * v.filters.len());
     h.extend(v.items().to_le_bytes());
     h.extend((v.filters.len() as u32).to_le_bytes());
-    h.extend(OPTIONS.to_le_bytes());
+    h.extend(VALKEY_OPTIONS.to_le_bytes());
     h.extend(v.expansion.to_le_bytes());
     h.extend(v.error.to_le_bytes());
     h.extend(v.tightening.to_le_bytes());

@@ -335,7 +335,7 @@ fn scandump_moves_a_filter_whole() {
             Err(stream::DumpError::TooLarge { .. })
         ));
     }
-    assert_eq!(scandump::OPTIONS, 0x1100);
+    assert_eq!(crate::scandump::options::VALKEY_OPTIONS, 0x1100);
 }
 
 #[test]

@@ -4,7 +4,8 @@
 use crate::args::{is, unsigned, Refusal};
 use crate::errors;
 use crate::spec::{FilterSpec, Growth, Window};
-use crate::window::partitioned::{self, MAX_CLOCK};
+use crate::window::common::MAX_CLOCK;
+use crate::window::rotating;
 
 /// The window options of BF.RESERVE and BF.INSERT: `SLIDING` or `WINDOW seconds`, and
 /// `NOREFRESH`.
@@ -78,7 +79,7 @@ impl WindowOptions {
             (false, Some(seconds)) => Window::Time { seconds },
             (false, None) => Window::Unbounded,
         };
-        if window != Window::Unbounded && !partitioned::supports_error(error) {
+        if window != Window::Unbounded && !rotating::design::supports_error(error) {
             return refuse(errors::WINDOW_ERROR_RATE);
         }
         let growth = match window {
@@ -319,9 +320,12 @@ mod tests {
     fn window_filters_refuse_rates_they_cannot_honour() {
         let mut options = WindowOptions::default();
         assert_eq!(options.parse(&[b"SLIDING"], 0), Ok(true));
-        assert!(options.spec(1e-14, 10, Growth::Fixed, false).is_ok());
+        // The rotating layout's own limit (the first layout's, 3.6e-15, no longer applies:
+        // every new window is rotating).
+        assert!(options.spec(1e-15, 10, Growth::Fixed, false).is_ok());
+        assert!(options.spec(5.6e-16, 10, Growth::Fixed, false).is_ok());
         assert_eq!(
-            options.spec(1e-15, 10, Growth::Fixed, false),
+            options.spec(5.5e-16, 10, Growth::Fixed, false),
             Err(Refusal::Reply(errors::WINDOW_ERROR_RATE))
         );
         // A filter without a window takes any rate.

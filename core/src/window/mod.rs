@@ -6,5 +6,6 @@
 //! forms, [`args`] its options.
 
 pub mod args;
+pub mod common;
 pub mod partitioned;
 pub mod rotating;

@@ -4,7 +4,8 @@
 
 use crate::commands::with_value;
 use crate::ffi::{Args, Ctx};
-use rsbloom_core::window::partitioned::{Sliding, OPEN};
+use rsbloom_core::window::partitioned::limits::OPEN;
+use rsbloom_core::window::partitioned::Sliding;
 use rsbloom_core::window::rotating::{Rotating, EMPTY};
 use rsbloom_core::Window;
 use rsbloom_core::{Chain, Filter, ValkeyBloom};

@@ -4,8 +4,10 @@
 use crate::codec::{machine_memory, DecodeError};
 use crate::sizing::MAX_LINK_BITS;
 use crate::spec::{Growth, Window};
+use crate::window::common::{kind_and_growth, MAX_CLOCK};
+use crate::window::partitioned::limits::OPEN;
 use crate::window::partitioned::ring::{Ring, Slice};
-use crate::window::partitioned::{self, Sliding, MAX_CLOCK, OPEN};
+use crate::window::partitioned::{self, Sliding};
 
 /// A window filter as a serialised form describes it, before its slices.
 #[derive(Debug, Clone, Copy, PartialEq)]
@@ -157,33 +159,6 @@ impl SliceHeader {
     }
 }
 
-/// The window and growth a decoded window filter of either layout declares (`kind` 1: count,
-/// 2: time; `expansion` 0: it does not grow, which a count window never does), once its
-/// error rate is one a filter can have.
-pub(crate) fn kind_and_growth(
-    kind: u64,
-    window: u64,
-    expansion: u64,
-    error: f64,
-) -> Result<(Window, Growth), DecodeError> {
-    let kind = match kind {
-        1 => Window::Count,
-        2 => Window::Time {
-            seconds: window / 1000,
-        },
-        _ => return Err(DecodeError::WindowParameters),
-    };
-    let growth = match (kind, expansion) {
-        (_, 0) => Growth::Fixed,
-        (Window::Time { .. }, n) if n <= u64::from(u32::MAX) => Growth::Scaling(n as u32),
-        _ => return Err(DecodeError::Expansion),
-    };
-    if !(error > 0.0 && error < 1.0) {
-        return Err(DecodeError::ErrorRate);
-    }
-    Ok((kind, growth))
-}
-
 /// Builds a decoded window filter slice by slice, checking each before allocating it.
 #[derive(Debug)]
 pub struct SlidingBuilder {
@@ -208,9 +183,12 @@ impl SlidingBuilder {
         if !shape_ok
             || h.capacity == 0
             || h.hashes == 0
-            || h.hashes > u64::from(partitioned::MAX_HASHES)
+            || h.hashes > u64::from(partitioned::limits::MAX_SLICE_HASHES)
             || h.generations == 0
-            || h.generations > u64::from(partitioned::MAX_HASHES * partitioned::MIN_SLACK_DIVISOR)
+            || h.generations
+                > u64::from(
+                    partitioned::limits::MAX_SLICE_HASHES * partitioned::limits::MIN_SLACK_DIVISOR,
+                )
             || h.base_capacity < h.hashes
             || h.base_bits == 0
             || h.base_bits > MAX_LINK_BITS
@@ -233,7 +211,7 @@ impl SlidingBuilder {
             return Err(DecodeError::MachineMemory);
         }
         let n = h.slices;
-        if n > partitioned::MAX_SLICES as u64 || (n != 0 && n < h.hashes) {
+        if n > partitioned::limits::MAX_SLICES as u64 || (n != 0 && n < h.hashes) {
             return Err(DecodeError::SliceCount);
         }
         Ok(SlidingBuilder {

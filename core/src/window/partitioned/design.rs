@@ -5,41 +5,10 @@
 use crate::lines::LINE_BITS;
 use crate::sizing::MAX_LINK_BITS;
 use crate::sizing::WORD_BITS;
+use crate::window::common::HEADROOM;
+use crate::window::partitioned::limits::{fill, supports_error};
+use crate::window::partitioned::limits::{MAX_GENERATIONS, MAX_SLICE_HASHES};
 use crate::window::partitioned::ring::{Ring, MIN_SEGMENTS};
-use crate::window::partitioned::supports_error;
-use crate::window::partitioned::{HEADROOM, MAX_GENERATIONS, MAX_HASHES};
-
-/// e^-x for x >= 0, from additions and multiplications only, so that every build on every
-/// machine (a primary and its replica, a save and a later load) computes the same sizes: the
-/// platform's `exp` may differ in the last bit.
-pub(super) fn exp_neg(x: f64) -> f64 {
-    // NaN too.
-    if x.is_nan() || x >= 700.0 {
-        return 0.0;
-    }
-    // e^-x = (e^(-x/2^s))^(2^s) with x/2^s < 1/16, where 12 Taylor terms are exact to f64.
-    let mut s = 0;
-    let mut y = x;
-    while y > 0.0625 {
-        y *= 0.5;
-        s += 1;
-    }
-    let mut term = 1.0;
-    let mut sum = 1.0;
-    for i in 1..=12 {
-        term *= -y / f64::from(i);
-        sum += term;
-    }
-    for _ in 0..s {
-        sum *= sum;
-    }
-    sum
-}
-
-/// The fill (share of set bits) of a slice of `bits` bits after `load` items each set one bit.
-pub(super) fn fill(load: u64, bits: u64) -> f64 {
-    1.0 - exp_neg(load as f64 / bits as f64)
-}
 
 /// The false-positive rate of a lookup over slices of the given fills (in lookup order): the
 /// probability that `k` consecutive slices all have the probed bit set, slices independent.
@@ -111,7 +80,7 @@ impl Design {
     }
 
     /// The design with the fewest bits per item whose worst-case rate is at most
-    /// [`HEADROOM`] × `error`; None when the rate needs more than [`MAX_HASHES`] bits per item.
+    /// [`HEADROOM`] × `error`; None when the rate needs more than [`MAX_SLICE_HASHES`] bits per item.
     /// Takes a few milliseconds (a search over `k`, `l` and the fill), at creation only.
     pub fn for_error(error: f64) -> Option<Design> {
         if !(error > 0.0 && error < 1.0) {
@@ -124,7 +93,7 @@ impl Design {
         }
         let centre = (1.0 / error).log2().ceil() as i64;
         let mut best: Option<Design> = None;
-        for k in (centre - 3).max(1)..=(centre + 6).min(i64::from(MAX_HASHES)) {
+        for k in (centre - 3).max(1)..=(centre + 6).min(i64::from(MAX_SLICE_HASHES)) {
             let k = k as u32;
             // The slack is k generations: at least 4k of them per window keep it at a
             // quarter window at most. The ring needs a multiple of k.

@@ -44,6 +44,7 @@
 
 pub mod builder;
 pub mod design;
+pub mod limits;
 pub mod lookup;
 pub mod rdb;
 pub mod ring;
@@ -58,46 +59,10 @@ use crate::memory::allocated;
 use crate::outcome::FilterError;
 use crate::sizing::MAX_LINK_BITS;
 use crate::spec::{FilterSpec, Growth, Window};
+use crate::window::common::MAX_CLOCK;
 use crate::window::partitioned::design::Design;
+use crate::window::partitioned::limits::OPEN;
 use crate::window::partitioned::ring::{Ring, Slice, Storage};
-
-/// Share of the requested rate the computed worst-case rate may reach: room for sampling
-/// noise, so a measured rate stays under the request (as NONSCALING chains have).
-pub const HEADROOM: f64 = 0.9;
-
-/// Generations per window, at least this many times `k`: an item is forgotten within `k`
-/// generations after it leaves the window (the slack), so the slack is at most a quarter
-/// window.
-pub const MIN_SLACK_DIVISOR: u32 = 4;
-
-/// Generations per window the search goes up to (the next multiple of `k`) when `4k` is
-/// fewer: each one is a slice an absent item's scan may test, for a fraction of a bit per
-/// item less.
-pub const MAX_GENERATIONS: u32 = 64;
-
-/// Most bits an item sets (`k`). A window filter's rate needs about `log2(1/error)` of them:
-/// 48 is an error rate near 1e-14, and every add sets that many bits in different slices.
-pub const MAX_HASHES: u32 = 48;
-
-/// Most slices a filter may hold (the growth of a time window included).
-pub const MAX_SLICES: usize = 1 << 12;
-
-/// Most times a new slice's fill may be halved to hold the rate (see [`Sliding`]'s growth).
-pub(super) const MAX_FILL_STEPS: u32 = 40;
-
-/// `ended` of the newest slice: its generation is still open.
-pub const OPEN: u64 = u64::MAX;
-
-/// The latest clock a filter takes (2^62: about 146 million years of milliseconds, or that
-/// many inserts): every time plus a window stays far from overflowing, so no sum saturates
-/// into "expired at once". Later times are taken as this one.
-pub const MAX_CLOCK: u64 = 1 << 62;
-
-/// Whether a window filter can honour `error`: it needs about `log2(1/error)` bits per item,
-/// at most [`MAX_HASHES`].
-pub fn supports_error(error: f64) -> bool {
-    error > 0.0 && error < 1.0 && (1.0 / error).log2().ceil() <= f64::from(MAX_HASHES)
-}
 
 /// A sliding-window filter: the value behind a key created with `SLIDING` or `WINDOW`. Built by
 /// [`Sliding::new`] or, from a serialised form, by [`crate::window::partitioned::builder::SlidingBuilder`], which

@@ -1,20 +1,13 @@
 //! A window filter's fields in rsbloom's RDB value (the layout is in [`crate::rdb`]).
 
 use crate::codec::{read_pieces, write_pieces, DecodeError, FieldReader, FieldWriter};
-use crate::rdb::{FLAG_RING, FLAG_WINDOW};
 use crate::window::partitioned::builder::{SliceHeader, SlidingBuilder, SlidingHeader};
 use crate::window::partitioned::ring::Ring;
 use crate::window::partitioned::Sliding;
 
-/// Writes a window filter: its added count, flags, then its fields and slices.
+/// Writes a window filter's fields and slices, after its added count and flags.
 pub fn encode(f: &Sliding, w: &mut impl FieldWriter) {
     let h = SlidingHeader::of(f);
-    w.unsigned(h.added);
-    w.unsigned(if h.ring {
-        FLAG_WINDOW | FLAG_RING
-    } else {
-        FLAG_WINDOW
-    });
     w.unsigned(h.kind);
     w.unsigned(h.seed);
     w.double(h.error);

@@ -8,9 +8,9 @@ use crate::lines::{self, Line, LINE_BITS};
 use crate::memory::{self, OutOfMemory};
 use crate::sizing::{words_as_bytes, words_as_bytes_mut};
 use crate::sizing::{MAX_LINK_BITS, WORD_BITS};
-use crate::window::partitioned::design::fill;
-use crate::window::partitioned::MIN_SLACK_DIVISOR;
-use crate::window::partitioned::OPEN;
+use crate::window::partitioned::limits::fill;
+use crate::window::partitioned::limits::MIN_SLACK_DIVISOR;
+use crate::window::partitioned::limits::OPEN;
 
 /// The hash multiplier of slice number `generation`: odd, and far from those of its
 /// neighbours (SplitMix64's finaliser of the number).

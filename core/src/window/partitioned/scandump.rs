@@ -1,15 +1,11 @@
 //! A window filter's SCANDUMP header, the window dialect (the layout is in [`crate::scandump`]).
 
 use crate::codec::DecodeError;
-use crate::scandump::{
-    check_limit, DumpError, Fields, COMMON_HEADER, OPT_FORCE64, OPT_NOROUND, OPT_RING, OPT_RSBLOOM,
-    OPT_WINDOW,
-};
+use crate::scandump::engine::{check_limit, DumpError, Fields};
+use crate::scandump::options::{COMMON_HEADER, OPT_RING, WINDOW_OPTIONS};
 use crate::window::partitioned::builder::{SliceHeader, SlidingBuilder, SlidingHeader};
 use crate::window::partitioned::Sliding;
 
-/// The options of every window header (with [`OPT_RING`] for the blocked layout).
-pub(crate) const OPTIONS: u32 = OPT_NOROUND | OPT_FORCE64 | OPT_RSBLOOM | OPT_WINDOW;
 /// Bytes of the window's own fields after the common 20.
 const WINDOW_FIELDS: usize = 1 + 8 + 8 + 3 * 8 + 2 * 4 + 4 * 8;
 /// Bytes of one slice's header.
@@ -23,7 +19,7 @@ pub fn header(f: &Sliding) -> Vec<u8> {
     out.extend_from_slice(&h.added.to_le_bytes());
     out.extend_from_slice(&(n as u32).to_le_bytes());
     let ring = if h.ring { OPT_RING } else { 0 };
-    out.extend_from_slice(&(OPTIONS | ring).to_le_bytes());
+    out.extend_from_slice(&(WINDOW_OPTIONS | ring).to_le_bytes());
     out.extend_from_slice(&(h.expansion as u32).to_le_bytes());
     out.push(h.kind as u8);
     out.extend_from_slice(&h.seed.to_le_bytes());

@@ -4,9 +4,12 @@
 use crate::codec::FieldSlice;
 use crate::outcome::{AddOutcome, FilterError};
 use crate::spec::{FilterSpec, Growth, Window};
-use crate::window::partitioned::design::{exp_neg, window_fpr, Design};
+use crate::window::common::{HEADROOM, MAX_CLOCK};
+use crate::window::partitioned::design::{window_fpr, Design};
+use crate::window::partitioned::limits::exp_neg;
+use crate::window::partitioned::limits::MIN_SLACK_DIVISOR;
 use crate::window::partitioned::ring::Ring;
-use crate::window::partitioned::{Sliding, HEADROOM, MAX_CLOCK, MIN_SLACK_DIVISOR};
+use crate::window::partitioned::Sliding;
 use crate::{rdb, Filter};
 
 const HOUR: u64 = 3_600_000;

@@ -5,11 +5,13 @@ use crate::hash::ItemHash;
 use crate::outcome::{AddOutcome, FilterError};
 use crate::sizing::{MAX_LINK_BITS, WORD_BITS};
 use crate::spec::{Growth, Window};
-use crate::window::partitioned::design::{fill, slice_bits, window_fpr};
+use crate::window::common::{HEADROOM, MAX_CLOCK};
+use crate::window::partitioned::design::{slice_bits, window_fpr};
+use crate::window::partitioned::limits::fill;
+use crate::window::partitioned::limits::{MAX_FILL_STEPS, MAX_SLICES, OPEN};
 use crate::window::partitioned::lookup::FEW;
 use crate::window::partitioned::ring::{Slice, Storage};
 use crate::window::partitioned::Sliding;
-use crate::window::partitioned::{HEADROOM, MAX_CLOCK, MAX_FILL_STEPS, MAX_SLICES, OPEN};
 
 /// Items a batch add looks up ahead of applying them (see [`Sliding::add_many`]): a shift in
 /// the middle makes the rest look up again, so a filter that shifts often (a tiny generation)

@@ -6,9 +6,11 @@ use crate::codec::{machine_memory, DecodeError};
 use crate::lines;
 use crate::sizing::MAX_LINK_BITS;
 use crate::spec::{Growth, Window};
-use crate::window::partitioned::builder::kind_and_growth;
-use crate::window::partitioned::MAX_CLOCK;
-use crate::window::rotating::design::{BLOCK_BITS, MAX_GENERATIONS, MAX_HASHES, MIN_GENERATIONS};
+use crate::window::common::kind_and_growth;
+use crate::window::common::MAX_CLOCK;
+use crate::window::rotating::design::{
+    BLOCK_BITS, MAX_BLOCK_HASHES, MAX_GENERATIONS, MIN_GENERATIONS,
+};
 use crate::window::rotating::{Extra, Rotating, Slot, Watch, EMPTY, MAX_EXTRAS};
 
 /// A rotating window filter's own fields, as both formats carry them.
@@ -151,7 +153,7 @@ impl RotatingBuilder {
     pub fn new(h: RotatingHeader) -> Result<Self, DecodeError> {
         let bad = Err(DecodeError::WindowParameters);
         let (kind, growth) = kind_and_growth(h.kind, h.window, h.expansion, h.error)?;
-        if h.hashes == 0 || h.hashes > u64::from(MAX_HASHES) {
+        if h.hashes == 0 || h.hashes > u64::from(MAX_BLOCK_HASHES) {
             return Err(DecodeError::HashCount);
         }
         let r = h.generations;
@@ -248,7 +250,7 @@ impl RotatingBuilder {
         if self.owed == 0 {
             return Err(DecodeError::SliceCount);
         }
-        if h.hashes == 0 || h.hashes > u64::from(MAX_HASHES) {
+        if h.hashes == 0 || h.hashes > u64::from(MAX_BLOCK_HASHES) {
             return Err(DecodeError::HashCount);
         }
         if h.blocks == 0 || h.blocks.saturating_mul(BLOCK_BITS) > MAX_LINK_BITS {

@@ -20,7 +20,7 @@
 use std::collections::BTreeMap;
 use std::sync::{Mutex, OnceLock, PoisonError};
 
-use crate::window::partitioned::HEADROOM;
+use crate::window::common::HEADROOM;
 
 /// Bits in a block: one 64-byte cache line, so an item's bits of one generation are one line.
 pub const BLOCK_BITS: u64 = 512;
@@ -34,7 +34,7 @@ pub const MIN_GENERATIONS: u32 = 8;
 pub const MAX_GENERATIONS: u32 = 16;
 
 /// Most bits an item sets in its block: one multiplier each from a fixed table.
-pub const MAX_HASHES: u32 = 64;
+pub const MAX_BLOCK_HASHES: u32 = 64;
 
 /// The most items per block a rate table covers, in throws (`i·k`): past it the rate is taken
 /// as 1, which only ever makes an array take fewer items than it could.
@@ -48,7 +48,7 @@ const MAX_THROWS: usize = 6 * BLOCK_BITS as usize;
 /// each `k`'s table on its first use ran the recurrence once per `k`, 1.5 ms each, inside
 /// the command that first needed it.
 pub fn block_rates(hashes: u32) -> &'static [f64] {
-    &all_block_rates()[hashes.clamp(1, MAX_HASHES) as usize]
+    &all_block_rates()[hashes.clamp(1, MAX_BLOCK_HASHES) as usize]
 }
 
 /// Computes the rate tables now, so that no later command pays for them.
@@ -61,10 +61,10 @@ fn all_block_rates() -> &'static [Box<[f64]>] {
     TABLES.get_or_init(occupancy_rates)
 }
 
-/// The table of every `k` from 0 (empty, unused) to [`MAX_HASHES`].
+/// The table of every `k` from 0 (empty, unused) to [`MAX_BLOCK_HASHES`].
 fn occupancy_rates() -> Box<[Box<[f64]>]> {
     let bins = BLOCK_BITS as usize;
-    let ks = MAX_HASHES as usize;
+    let ks = MAX_BLOCK_HASHES as usize;
     // hit[k][x]: the chance that k probes all hit set bits when `x` bits are set.
     let hit: Vec<Vec<f64>> = (0..=ks)
         .map(|k| {
@@ -225,14 +225,14 @@ pub struct ArrayDesign {
 
 impl ArrayDesign {
     /// The `k` (tried around `log2(1/rate)`) that takes the most items per block at `rate`;
-    /// None when no `k` up to [`MAX_HASHES`] reaches it.
+    /// None when no `k` up to [`MAX_BLOCK_HASHES`] reaches it.
     pub fn for_rate(rate: f64) -> Option<ArrayDesign> {
         if !(rate > 0.0 && rate < 1.0) {
             return None;
         }
         let bits = (1.0 / rate).log2();
-        let low = ((bits * 0.6).floor() as u32).clamp(1, MAX_HASHES);
-        let high = ((bits * 1.6).ceil() as u32 + 2).clamp(1, MAX_HASHES);
+        let low = ((bits * 0.6).floor() as u32).clamp(1, MAX_BLOCK_HASHES);
+        let high = ((bits * 1.6).ceil() as u32 + 2).clamp(1, MAX_BLOCK_HASHES);
         // Items per block at `k`, 0 when no load reaches the rate.
         let per_block = |hashes: u32| {
             let per_block = max_per_block(hashes, rate);
@@ -287,6 +287,12 @@ pub struct Design {
     pub generations: u32,
     /// Each generation's array.
     pub array: ArrayDesign,
+}
+
+/// Whether a rotating window filter can honour `error`: down to about 5.6e-16 (below it,
+/// a generation's share `1 − (1 − 0.9ε)^(1/(r+1))` is lost in a double's rounding).
+pub fn supports_error(error: f64) -> bool {
+    Design::for_error(error).is_some()
 }
 
 impl Design {
@@ -464,8 +470,8 @@ mod tests {
         for i in 0..60 {
             let rate = 10f64.powf(-0.3 - i as f64 * 0.25);
             let bits = (1.0 / rate).log2();
-            let low = ((bits * 0.6).floor() as u32).clamp(1, MAX_HASHES);
-            let high = ((bits * 1.6).ceil() as u32 + 2).clamp(1, MAX_HASHES);
+            let low = ((bits * 0.6).floor() as u32).clamp(1, MAX_BLOCK_HASHES);
+            let high = ((bits * 1.6).ceil() as u32 + 2).clamp(1, MAX_BLOCK_HASHES);
             let scanned = (low..=high)
                 .map(|k| (k, max_per_block(k, rate)))
                 .filter(|&(k, p)| p > 0.0 && array_rate(k, p) <= rate)

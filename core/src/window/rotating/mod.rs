@@ -48,7 +48,7 @@ use crate::memory::{allocated, OutOfMemory};
 use crate::outcome::FilterError;
 use crate::sizing::MAX_LINK_BITS;
 use crate::spec::{FilterSpec, Growth, Window};
-use crate::window::partitioned::{HEADROOM, MAX_CLOCK};
+use crate::window::common::{HEADROOM, MAX_CLOCK};
 
 use design::{Design, BLOCK_BITS};
 
@@ -70,8 +70,8 @@ pub const EMPTY: u64 = u64::MAX;
 
 /// The multipliers that place an item's `k` bits in its block: fixed odd numbers, each bit
 /// the top 9 bits of the item's key times one of them.
-const SALTS: [u64; design::MAX_HASHES as usize] = {
-    let mut salts = [0u64; design::MAX_HASHES as usize];
+const SALTS: [u64; design::MAX_BLOCK_HASHES as usize] = {
+    let mut salts = [0u64; design::MAX_BLOCK_HASHES as usize];
     let mut i = 0;
     while i < salts.len() {
         salts[i] = mix64(0x6a09_e667_f3bc_c909 ^ i as u64) | 1;

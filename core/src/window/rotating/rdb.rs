@@ -2,17 +2,13 @@
 
 use crate::codec::{read_pieces, write_pieces, DecodeError, FieldReader, FieldWriter};
 use crate::lines;
-use crate::rdb::{FLAG_NOREFRESH, FLAG_ROTATING, FLAG_WINDOW};
 use crate::window::rotating::builder::{ExtraHeader, RotatingBuilder, RotatingHeader, SlotHeader};
 use crate::window::rotating::Rotating;
 
-/// Writes a rotating window filter: its added count, flags, fields, base arrays, then each
-/// slot with its extras.
+/// Writes a rotating window filter's fields, base arrays, then each slot with its extras,
+/// after its added count and flags.
 pub fn encode(f: &Rotating, w: &mut impl FieldWriter) {
     let h = RotatingHeader::of(f);
-    w.unsigned(h.added);
-    let mode = if h.refresh { 0 } else { FLAG_NOREFRESH };
-    w.unsigned(FLAG_WINDOW | FLAG_ROTATING | mode);
     w.unsigned(h.kind);
     w.unsigned(h.seed);
     w.double(h.error);

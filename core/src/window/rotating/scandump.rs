@@ -1,14 +1,12 @@
 //! A rotating window filter's SCANDUMP header (the layout is in [`crate::scandump`]).
 
 use crate::codec::DecodeError;
-use crate::scandump::{check_limit, DumpError, Fields, COMMON_HEADER, OPT_NOREFRESH, OPT_ROTATING};
-use crate::window::partitioned::scandump::OPTIONS as WINDOW_OPTIONS;
+use crate::scandump::engine::{check_limit, DumpError, Fields};
+use crate::scandump::options::{COMMON_HEADER, OPT_NOREFRESH, ROTATING_OPTIONS};
 use crate::window::rotating::builder::{ExtraHeader, RotatingBuilder, RotatingHeader, SlotHeader};
 use crate::window::rotating::design::MAX_GENERATIONS;
 use crate::window::rotating::Rotating;
 
-/// The options of a rotating window's header.
-pub(crate) const OPTIONS: u32 = WINDOW_OPTIONS | OPT_ROTATING;
 /// Bytes of the filter's own fields after the common 20.
 const FIELDS: usize = 1 + 8 + 8 + 3 * 8 + 2 * 4 + 3 * 8;
 /// Bytes of one slot's fields.
@@ -26,7 +24,7 @@ pub fn header(f: &Rotating) -> Vec<u8> {
     out.extend_from_slice(&h.added.to_le_bytes());
     out.extend_from_slice(&(1 + extras as u32).to_le_bytes());
     let mode = if h.refresh { 0 } else { OPT_NOREFRESH };
-    out.extend_from_slice(&(OPTIONS | mode).to_le_bytes());
+    out.extend_from_slice(&(ROTATING_OPTIONS | mode).to_le_bytes());
     out.extend_from_slice(&(h.expansion as u32).to_le_bytes());
     out.push(h.kind as u8);
     out.extend_from_slice(&h.seed.to_le_bytes());

@@ -6,7 +6,7 @@ use crate::codec::{Field, FieldSlice};
 use crate::outcome::{AddOutcome, FilterError};
 use crate::scandump;
 use crate::spec::{FilterSpec, Growth, Window};
-use crate::window::partitioned::HEADROOM;
+use crate::window::common::HEADROOM;
 use crate::window::rotating::design::Design;
 use crate::window::rotating::Rotating;
 use crate::{rdb, Filter};

@@ -9,7 +9,7 @@ use crate::lookahead::each_ahead;
 use crate::outcome::{AddOutcome, FilterError};
 use crate::sizing::MAX_LINK_BITS;
 use crate::spec::{Growth, Window};
-use crate::window::partitioned::MAX_CLOCK;
+use crate::window::common::MAX_CLOCK;
 use crate::window::rotating::design::{array_rate, max_load, ArrayDesign, BLOCK_BITS};
 use crate::window::rotating::lookup::{Probe, DEPTH};
 use crate::window::rotating::{
