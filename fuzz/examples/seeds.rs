@@ -156,7 +156,7 @@ fn migrated(items: u32) -> Chain {
 fn redisbloom_header(chain: &Chain) -> Vec<u8> {
     let mut h = scandump::header(&Filter::Chain(chain.clone()));
     h.truncate(h.len() - 8 - chain.links().len());
-    let options = u32::from_le_bytes(h[12..16].try_into().unwrap()) & !scandump::OPT_RSBLOOM;
+    let options = u32::from_le_bytes(h[12..16].try_into().unwrap()) & !scandump::options::OPT_RSBLOOM;
     h[12..16].copy_from_slice(&options.to_le_bytes());
     for (i, link) in chain.links().iter().enumerate() {
         let at = 20 + 53 * i + 32; // the link's bpe
