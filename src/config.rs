@@ -20,14 +20,11 @@
 //! `bf.bloom-defrag-enabled` are accepted, kept and shown, and change nothing (the reasons are in
 //! docs/configuration.md). They are hidden from `CONFIG GET bf.*`.
 
-use std::ffi::{c_char, c_int, c_longlong, c_void, CStr, CString};
-use std::sync::atomic::{AtomicBool, AtomicI64, AtomicPtr, AtomicU64, Ordering::Relaxed};
+use std::ffi::CStr;
+use std::sync::atomic::{AtomicBool, AtomicI64, AtomicU64, Ordering::Relaxed};
 use std::sync::{Mutex, PoisonError};
 
-use redis_module::raw;
-
-use crate::ffi::string_bytes;
-use crate::ffi::unwind::no_unwind;
+use crate::ffi::config::{flags, Hooks, Registrar, StringHooks};
 use rsbloom_core::args;
 use rsbloom_core::{CuckooSpec, FilterSpec, Growth, Window};
 
@@ -161,28 +158,16 @@ pub fn error_rate_text() -> String {
     format!("{:?}", error_rate())
 }
 
-/// Sets a config callback's error string; Redis takes ownership and frees it.
-fn set_config_error(err: *mut *mut raw::RedisModuleString, text: &str) {
-    if err.is_null() {
-        return;
-    }
-    // SAFETY: a NULL context creates an unmanaged string; `text` is a valid buffer of its
-    // length; `err` is the non-NULL out-pointer Redis passed to the set callback.
-    unsafe {
-        *err = raw::RedisModule_CreateString.unwrap()(
-            std::ptr::null_mut(),
-            text.as_ptr().cast::<c_char>(),
-            text.len(),
-        );
-    }
-}
+/// The error rate's three names: `bf.error-rate`, RedisBloom 8's `bf-error-rate` and
+/// valkey-bloom's `bf.bloom-fp-rate` (the other two under [`Alias`]'s rule).
+static ERROR_RATE_HOOKS: [StringHooks; 3] = [
+    StringHooks::new(rate_text, set_error_rate, 0),
+    StringHooks::new(rate_text, set_error_rate, 1),
+    StringHooks::new(rate_text, set_error_rate, 2),
+];
 
-/// The string last returned for `bf.error-rate`: Redis copies the value a get callback returns
-/// but does not free it, so the module keeps it until the next get.
-static ERROR_RATE_STRING: AtomicPtr<raw::RedisModuleString> = AtomicPtr::new(std::ptr::null_mut());
-
-/// Another name of the error rate (RedisBloom 8's `bf-error-rate`, valkey-bloom's
-/// `bf.bloom-fp-rate`), under [`Alias`]'s rule: its callbacks' privdata.
+/// Another name of the error rate (`bf-error-rate`, `bf.bloom-fp-rate`), under [`Alias`]'s
+/// rule.
 struct RateName {
     used: AtomicBool,
     pending: Mutex<Option<u64>>,
@@ -197,83 +182,41 @@ impl RateName {
     }
 }
 
-/// `bf-error-rate`, then `bf.bloom-fp-rate`.
+/// `bf-error-rate`, then `bf.bloom-fp-rate` (hooks 1 and 2).
 static RATE_NAMES: [RateName; 2] = [RateName::new(), RateName::new()];
 
-/// The other name of the error rate a callback's privdata points at; None for
-/// `bf.error-rate` itself.
-fn rate_name(privdata: *mut c_void) -> Option<&'static RateName> {
-    RATE_NAMES
-        .iter()
-        .find(|r| std::ptr::eq(*r, privdata.cast_const().cast()))
-}
-
-extern "C" fn get_error_rate(
-    _name: *const c_char,
-    privdata: *mut c_void,
-) -> *mut raw::RedisModuleString {
-    no_unwind(std::ptr::null_mut(), || {
-        let text = match rate_name(privdata) {
-            Some(r) if !r.used.load(Relaxed) => {
-                format!("{:?}", f64::from_bits(ERROR_RATE_REGISTERED.load(Relaxed)))
-            }
-            _ => error_rate_text(),
-        };
-        config_string(&ERROR_RATE_STRING, &text)
-    })
-}
-
-/// A string config's value for a get callback: a new string in `slot`, whose previous one (an
-/// earlier get's, which Redis has copied already) is freed.
-fn config_string(
-    slot: &AtomicPtr<raw::RedisModuleString>,
-    text: &str,
-) -> *mut raw::RedisModuleString {
-    // SAFETY: a NULL context creates an unmanaged string from a valid buffer.
-    let new = unsafe {
-        raw::RedisModule_CreateString.unwrap()(
-            std::ptr::null_mut(),
-            text.as_ptr().cast::<c_char>(),
-            text.len(),
-        )
-    };
-    let old = slot.swap(new, Relaxed);
-    if !old.is_null() {
-        // SAFETY: `old` was created here by an earlier get, which Redis has finished with (it
-        // copies the value before returning), and it is freed exactly once.
-        unsafe { raw::RedisModule_FreeString.unwrap()(std::ptr::null_mut(), old) };
+/// What CONFIG GET reads for name `id` of the error rate: another name never used reads its
+/// default.
+fn rate_text(id: usize) -> String {
+    match id.checked_sub(1).map(|i| &RATE_NAMES[i]) {
+        Some(r) if !r.used.load(Relaxed) => {
+            format!("{:?}", f64::from_bits(ERROR_RATE_REGISTERED.load(Relaxed)))
+        }
+        _ => error_rate_text(),
     }
-    new
 }
 
-extern "C" fn set_error_rate(
-    _name: *const c_char,
-    val: *mut raw::RedisModuleString,
-    privdata: *mut c_void,
-    err: *mut *mut raw::RedisModuleString,
-) -> c_int {
-    const ERR: c_int = raw::Status::Err as c_int;
+fn set_error_rate(id: usize, val: &[u8]) -> Result<(), String> {
     let registered = ERROR_RATE_REGISTERED.load(Relaxed);
     let loading = LOADING.load(Relaxed);
-    let Some(name) = rate_name(privdata) else {
+    let Some(name) = id.checked_sub(1).map(|i| &RATE_NAMES[i]) else {
         let before = ERROR_RATE_BITS.load(Relaxed);
-        let status = set_rate(
+        set_rate(
             val,
-            err,
             &ERROR_RATE_BITS,
             Some(registered),
             ERROR_RATE_CONFIG_ERROR,
-        );
+        )?;
         let stored = ERROR_RATE_BITS.load(Relaxed);
-        if loading && status != ERR && (stored != before || stored != registered) {
+        if loading && (stored != before || stored != registered) {
             ERROR_RATE_GIVEN.store(true, Relaxed);
         }
-        return status;
+        return Ok(());
     };
     // Another name: checked as the rate is, held until the file is applied when loading.
     let held = AtomicU64::new(ERROR_RATE_BITS.load(Relaxed));
-    let status = set_rate(val, err, &held, Some(registered), ERROR_RATE_CONFIG_ERROR);
-    if status != ERR && (!loading || held.load(Relaxed) != registered) {
+    set_rate(val, &held, Some(registered), ERROR_RATE_CONFIG_ERROR)?;
+    if !loading || held.load(Relaxed) != registered {
         name.used.store(true, Relaxed);
         if loading {
             *name.pending.lock().unwrap_or_else(PoisonError::into_inner) = Some(held.load(Relaxed));
@@ -281,37 +224,27 @@ extern "C" fn set_error_rate(
             ERROR_RATE_BITS.store(held.load(Relaxed), Relaxed);
         }
     }
-    status
+    Ok(())
 }
 
-/// A string config holding a number in (0, 1): stores `val` in `cell`, or replies `error`.
-/// While redis.conf is applied, the value `registered` (the default the config was registered
-/// with, when the setting has several names) is skipped, so that it does not undo another
-/// name's value from the file.
+/// A string config holding a number in (0, 1): stores `val` in `cell`, or refuses with
+/// `error`. While redis.conf is applied, the value `registered` (the default the config was
+/// registered with, when the setting has several names) is skipped, so that it does not undo
+/// another name's value from the file.
 fn set_rate(
-    val: *mut raw::RedisModuleString,
-    err: *mut *mut raw::RedisModuleString,
+    val: &[u8],
     cell: &AtomicU64,
     registered: Option<u64>,
     error: &str,
-) -> c_int {
-    const ERR: c_int = raw::Status::Err as c_int;
-    no_unwind(ERR, || {
-        // SAFETY: Redis passes a valid string that lives for the whole call.
-        match args::error_rate(unsafe { string_bytes(val) }) {
-            Some(r) if LOADING.load(Relaxed) && Some(r.to_bits()) == registered => {
-                raw::Status::Ok as c_int
-            }
-            Some(r) => {
-                cell.store(r.to_bits(), Relaxed);
-                raw::Status::Ok as c_int
-            }
-            None => {
-                set_config_error(err, error);
-                ERR
-            }
+) -> Result<(), String> {
+    match args::error_rate(val) {
+        Some(r) if LOADING.load(Relaxed) && Some(r.to_bits()) == registered => Ok(()),
+        Some(r) => {
+            cell.store(r.to_bits(), Relaxed);
+            Ok(())
         }
-    })
+        None => Err(error.into()),
+    }
 }
 
 /// A numeric config: its name (without the `bf.` prefix Redis adds), its module load argument
@@ -325,10 +258,13 @@ struct Numeric {
     given: &'static AtomicBool,
     /// The default it was registered with.
     registered: AtomicI64,
+    /// Its callbacks' functions; `id` is its place in [`NUMERIC`].
+    hooks: Hooks<i64>,
 }
 
 impl Numeric {
     const fn new(
+        id: usize,
         name: &'static CStr,
         load_arg: &'static str,
         (min, max): (i64, i64),
@@ -341,12 +277,17 @@ impl Numeric {
                 name: load_arg,
                 min,
                 max,
-                memory: flags & raw::REDISMODULE_CONFIG_MEMORY != 0,
+                memory: flags & flags::MEMORY != 0,
             },
             flags,
             cell,
             given,
             registered: AtomicI64::new(0),
+            hooks: Hooks {
+                get: get_numeric,
+                set: set_numeric,
+                id,
+            },
         }
     }
 }
@@ -354,44 +295,71 @@ impl Numeric {
 /// Every numeric setting, as a config and as a load argument.
 static NUMERIC: [Numeric; 5] = [
     Numeric::new(
+        0,
         c"initial-size",
         "INITIAL_SIZE",
         (1, i64::MAX),
-        raw::REDISMODULE_CONFIG_DEFAULT,
+        flags::DEFAULT,
         (&INITIAL_SIZE, &INITIAL_SIZE_GIVEN),
     ),
     // 0 means NONSCALING (Growth::from_expansion).
     Numeric::new(
+        1,
         c"expansion",
         "EXPANSION",
         (0, u32::MAX as i64),
-        raw::REDISMODULE_CONFIG_DEFAULT,
+        flags::DEFAULT,
         (&EXPANSION, &EXPANSION_GIVEN),
     ),
     Numeric::new(
+        2,
         c"max-filter-bytes",
         "MAX_FILTER_BYTES",
         (64, i64::MAX),
-        raw::REDISMODULE_CONFIG_MEMORY,
+        flags::MEMORY,
         (&MAX_FILTER_BYTES, &MAX_FILTER_BYTES_GIVEN),
     ),
     // RedisBloom's load argument; a cuckoo filter holds at most 65535 sub-filters.
     Numeric::new(
+        3,
         c"cf-max-expansions",
         "CF_MAX_EXPANSIONS",
-        (1, rsbloom_core::cuckoo::filter::MAX_FILTERS as i64),
-        raw::REDISMODULE_CONFIG_DEFAULT,
+        (1, rsbloom_core::cuckoo::MAX_FILTERS as i64),
+        flags::DEFAULT,
         (&CF_MAX_EXPANSIONS, &CF_MAX_EXPANSIONS_GIVEN),
     ),
     // Milliseconds; up to the latest clock a window takes.
     Numeric::new(
+        4,
         c"at-tolerance",
         "AT_TOLERANCE",
         (0, rsbloom_core::window::common::MAX_CLOCK as i64),
-        raw::REDISMODULE_CONFIG_DEFAULT,
+        flags::DEFAULT,
         (&AT_TOLERANCE, &AT_TOLERANCE_GIVEN),
     ),
 ];
+
+fn get_numeric(id: usize) -> i64 {
+    NUMERIC[id].cell.load(Relaxed).min(i64::MAX as u64) as i64
+}
+
+fn set_numeric(id: usize, val: i64) -> Result<(), String> {
+    let n = &NUMERIC[id];
+    if LOADING.load(Relaxed) && val == n.registered.load(Relaxed) {
+        return Ok(());
+    }
+    // Redis checks the range before calling; checked again so the atomic never holds junk.
+    let args::IntegerArg { min, max, .. } = n.load_arg;
+    if !(min..=max).contains(&val) {
+        let name = n.name.to_string_lossy();
+        return Err(format!("bf.{name} must be between {min} and {max}"));
+    }
+    n.cell.store(val as u64, Relaxed);
+    if LOADING.load(Relaxed) {
+        n.given.store(true, Relaxed);
+    }
+    Ok(())
+}
 
 /// Another name of a numeric setting (RedisBloom 8's unprefixed names, valkey-bloom's): its
 /// name, that module's range, and the setting it names.
@@ -418,10 +386,13 @@ struct Alias {
     pending: Mutex<Option<u64>>,
     /// The default it was registered with.
     registered: AtomicI64,
+    /// Its callbacks' functions; `id` is its place in [`UNPREFIXED`] then [`VALKEY_NAMES`].
+    hooks: Hooks<i64>,
 }
 
 impl Alias {
     const fn new(
+        id: usize,
         name: &'static CStr,
         (min, max): (i64, i64),
         cell: &'static AtomicU64,
@@ -436,6 +407,11 @@ impl Alias {
             used: AtomicBool::new(false),
             pending: Mutex::new(None),
             registered: AtomicI64::new(0),
+            hooks: Hooks {
+                get: get_alias,
+                set: set_alias,
+                id,
+            },
         }
     }
 
@@ -446,7 +422,7 @@ impl Alias {
         if self.twin.is_some() && !self.used.load(Relaxed) {
             return self.registered.load(Relaxed);
         }
-        (self.cell.load(Relaxed).min(i64::MAX as u64) as i64).clamp(self.min, self.max)
+        self.setting()
     }
 
     /// The value of the setting now (what `value` reads once used), for registration.
@@ -458,22 +434,37 @@ impl Alias {
 /// RedisBloom 8's numeric configs (its `bf-error-rate` is a string, as rsbloom's is).
 static UNPREFIXED: [Alias; 7] = [
     Alias::new(
+        0,
         c"bf-initial-size",
         (1, 1_048_576),
         &INITIAL_SIZE,
         Some(&INITIAL_SIZE_GIVEN),
     ),
     Alias::new(
+        1,
         c"bf-expansion-factor",
         (0, 32_768),
         &EXPANSION,
         Some(&EXPANSION_GIVEN),
     ),
-    Alias::new(c"cf-bucket-size", (1, 255), &CF_BUCKET_SIZE, None),
-    Alias::new(c"cf-initial-size", (1, 1_048_576), &CF_INITIAL_SIZE, None),
-    Alias::new(c"cf-max-iterations", (1, 65_535), &CF_MAX_ITERATIONS, None),
-    Alias::new(c"cf-expansion-factor", (0, 32_768), &CF_EXPANSION, None),
+    Alias::new(2, c"cf-bucket-size", (1, 255), &CF_BUCKET_SIZE, None),
     Alias::new(
+        3,
+        c"cf-initial-size",
+        (1, 1_048_576),
+        &CF_INITIAL_SIZE,
+        None,
+    ),
+    Alias::new(
+        4,
+        c"cf-max-iterations",
+        (1, 65_535),
+        &CF_MAX_ITERATIONS,
+        None,
+    ),
+    Alias::new(5, c"cf-expansion-factor", (0, 32_768), &CF_EXPANSION, None),
+    Alias::new(
+        6,
         c"cf-max-expansions",
         (1, 65_535),
         &CF_MAX_EXPANSIONS,
@@ -485,18 +476,21 @@ static UNPREFIXED: [Alias; 7] = [
 /// rsbloom's floor of 64 bytes (0 would refuse every filter).
 static VALKEY_NAMES: [Alias; 3] = [
     Alias::new(
+        7,
         c"bloom-capacity",
         (1, i64::MAX),
         &INITIAL_SIZE,
         Some(&INITIAL_SIZE_GIVEN),
     ),
     Alias::new(
+        8,
         c"bloom-expansion",
         (1, u32::MAX as i64),
         &EXPANSION,
         Some(&EXPANSION_GIVEN),
     ),
     Alias::new(
+        9,
         c"bloom-memory-usage-limit",
         (64, i64::MAX),
         &MAX_FILTER_BYTES,
@@ -504,119 +498,55 @@ static VALKEY_NAMES: [Alias; 3] = [
     ),
 ];
 
-/// The alias a callback's privdata points at.
-fn alias_of(privdata: *mut c_void) -> Option<&'static Alias> {
+/// The alias of hooks `id`.
+fn alias(id: usize) -> &'static Alias {
     UNPREFIXED
-        .iter()
-        .chain(&VALKEY_NAMES)
-        .find(|u| std::ptr::eq(*u, privdata.cast_const().cast()))
+        .get(id)
+        .unwrap_or_else(|| &VALKEY_NAMES[id - UNPREFIXED.len()])
 }
 
-extern "C" fn get_alias(_name: *const c_char, privdata: *mut c_void) -> c_longlong {
-    no_unwind(0, || {
-        alias_of(privdata).map_or(0, |u| u.value() as c_longlong)
-    })
+fn get_alias(id: usize) -> i64 {
+    alias(id).value()
 }
 
-extern "C" fn set_alias(
-    _name: *const c_char,
-    val: c_longlong,
-    privdata: *mut c_void,
-    err: *mut *mut raw::RedisModuleString,
-) -> c_int {
-    const ERR: c_int = raw::Status::Err as c_int;
-    no_unwind(ERR, || {
-        let Some(u) = alias_of(privdata) else {
-            set_config_error(err, "unknown rsbloom config");
-            return ERR;
-        };
-        if LOADING.load(Relaxed) && val == u.registered.load(Relaxed) {
-            return raw::Status::Ok as c_int;
-        }
-        // Redis checks the range before calling; checked again so the atomic never holds junk.
-        if !(u.min..=u.max).contains(&val) {
-            let name = u.name.to_string_lossy();
-            set_config_error(
-                err,
-                &format!("{name} must be between {} and {}", u.min, u.max),
-            );
-            return ERR;
-        }
-        u.used.store(true, Relaxed);
-        if LOADING.load(Relaxed) && u.twin.is_some() {
-            *u.pending.lock().unwrap_or_else(PoisonError::into_inner) = Some(val as u64);
-        } else {
-            u.cell.store(val as u64, Relaxed);
-        }
-        raw::Status::Ok as c_int
-    })
+fn set_alias(id: usize, val: i64) -> Result<(), String> {
+    let u = alias(id);
+    if LOADING.load(Relaxed) && val == u.registered.load(Relaxed) {
+        return Ok(());
+    }
+    // Redis checks the range before calling; checked again so the atomic never holds junk.
+    if !(u.min..=u.max).contains(&val) {
+        let name = u.name.to_string_lossy();
+        return Err(format!("{name} must be between {} and {}", u.min, u.max));
+    }
+    u.used.store(true, Relaxed);
+    if LOADING.load(Relaxed) && u.twin.is_some() {
+        *u.pending.lock().unwrap_or_else(PoisonError::into_inner) = Some(val as u64);
+    } else {
+        u.cell.store(val as u64, Relaxed);
+    }
+    Ok(())
 }
 
 /// The name of the probe for unprefixed configs.
 const UNPREFIXED_PROBE: &CStr = c"rsbloom-unprefixed-probe";
 
-extern "C" fn get_probe(_name: *const c_char, _privdata: *mut c_void) -> c_int {
-    0
-}
+/// The probe's hooks: it reads false and takes anything.
+static PROBE_HOOKS: Hooks<bool> = Hooks {
+    get: |_| false,
+    set: |_, _| Ok(()),
+    id: 0,
+};
 
-extern "C" fn set_probe(
-    _name: *const c_char,
-    _val: c_int,
-    _privdata: *mut c_void,
-    _err: *mut *mut raw::RedisModuleString,
-) -> c_int {
-    raw::Status::Ok as c_int
-}
-
-/// Whether `CONFIG GET name` answers a value.
-fn server_knows_config(ctx: *mut raw::RedisModuleCtx, name: &CStr) -> bool {
-    // SAFETY: OnLoad's live context; "cc" takes two C strings, valid for the call.
-    let reply = unsafe {
-        raw::RedisModule_Call.unwrap()(
-            ctx,
-            c"CONFIG".as_ptr(),
-            c"cc".as_ptr(),
-            c"GET".as_ptr(),
-            name.as_ptr(),
-        )
-    };
-    if reply.is_null() {
-        return false;
-    }
-    // SAFETY: a reply RedisModule_Call returned, read and then freed once.
-    unsafe {
-        let pairs = raw::RedisModule_CallReplyLength.unwrap()(reply);
-        raw::RedisModule_FreeCallReply.unwrap()(reply);
-        pairs == 2
-    }
-}
-
-/// Registers the error rate as the string config `name` with `flags`; `shown` names it in the
-/// error.
+/// Registers the error rate as the string config `name` (hooks `id`) with `flags`; `shown`
+/// names it in the error.
 fn register_error_rate(
-    ctx: *mut raw::RedisModuleCtx,
+    registrar: &Registrar,
     name: &CStr,
     flags: u32,
-    (shown, other): (&str, Option<&'static RateName>),
+    (shown, id): (&str, usize),
 ) -> Result<(), String> {
-    let default = CString::new(error_rate_text()).map_err(|e| e.to_string())?;
-    // SAFETY: OnLoad's live context; NUL-terminated strings (Redis copies them); callbacks
-    // with the signatures Redis expects; no privdata.
-    let status = unsafe {
-        raw::RedisModule_RegisterStringConfig.unwrap()(
-            ctx,
-            name.as_ptr(),
-            default.as_ptr(),
-            flags,
-            Some(get_error_rate),
-            Some(set_error_rate),
-            None,
-            other.map_or(std::ptr::null_mut(), |r| {
-                std::ptr::from_ref(r).cast_mut().cast()
-            }),
-        )
-    };
-    if status != raw::Status::Ok as c_int {
+    if !registrar.string(name, &error_rate_text(), flags, &ERROR_RATE_HOOKS[id]) {
         return Err(format!("could not register config {shown}"));
     }
     Ok(())
@@ -624,45 +554,27 @@ fn register_error_rate(
 
 /// Registers RedisBloom 8's unprefixed names where the server takes them; false (and nothing
 /// registered) where it does not. The first registration is the probe.
-fn register_unprefixed(ctx: *mut raw::RedisModuleCtx) -> Result<bool, String> {
-    let ok = raw::Status::Ok as c_int;
-    let flags = raw::REDISMODULE_CONFIG_UNPREFIXED;
+fn register_unprefixed(registrar: &Registrar) -> Result<bool, String> {
+    let flags = flags::UNPREFIXED;
     // The probe: a hidden, inert config. A server may take the flag and prefix the name all
     // the same (Valkey 9.1 registers `bf.<name>`), so the unprefixed name must answer
     // CONFIG GET; hidden, it stays out of CONFIG GET's patterns and CONFIG REWRITE either way.
-    // SAFETY: as in `register`; inert callbacks, no privdata.
-    let probe = unsafe {
-        raw::RedisModule_RegisterBoolConfig.unwrap()(
-            ctx,
-            UNPREFIXED_PROBE.as_ptr(),
-            0,
-            flags | raw::REDISMODULE_CONFIG_HIDDEN,
-            Some(get_probe),
-            Some(set_probe),
-            None,
-            std::ptr::null_mut(),
-        )
-    };
-    PROBE_REFUSED.store(probe != ok, Relaxed);
-    if probe != ok || !server_knows_config(ctx, UNPREFIXED_PROBE) {
+    let probe = registrar.boolean(UNPREFIXED_PROBE, false, flags | flags::HIDDEN, &PROBE_HOOKS);
+    PROBE_REFUSED.store(!probe, Relaxed);
+    if !probe || !registrar.server_knows(UNPREFIXED_PROBE) {
         return Ok(false);
     }
-    register_error_rate(
-        ctx,
-        c"bf-error-rate",
-        flags,
-        ("bf-error-rate", Some(&RATE_NAMES[0])),
-    )?;
+    register_error_rate(registrar, c"bf-error-rate", flags, ("bf-error-rate", 1))?;
     // Valkey 9 keeps one namespace for a module's names with and without its prefix:
     // `cf-max-expansions` is rsbloom's `bf.cf-max-expansions` there, which stays.
-    let refused = register_aliases(ctx, &UNPREFIXED, flags);
+    let refused = register_aliases(registrar, &UNPREFIXED, flags);
     SKIPPED_UNPREFIXED.store(refused.len() as u64, Relaxed);
     Ok(true)
 }
 
 /// Registers `aliases` with `flags`; returns the names the server refused.
 fn register_aliases(
-    ctx: *mut raw::RedisModuleCtx,
+    registrar: &Registrar,
     aliases: &'static [Alias],
     flags: u32,
 ) -> Vec<&'static CStr> {
@@ -670,192 +582,80 @@ fn register_aliases(
     for u in aliases {
         let current = u.setting();
         u.registered.store(current, Relaxed);
-        // SAFETY: as in `register`; privdata points at the static entry, which lives for the
-        // whole process and is only compared against.
-        let status = unsafe {
-            raw::RedisModule_RegisterNumericConfig.unwrap()(
-                ctx,
-                u.name.as_ptr(),
-                current,
-                flags,
-                u.min,
-                u.max,
-                Some(get_alias),
-                Some(set_alias),
-                None,
-                std::ptr::from_ref(u).cast_mut().cast(),
-            )
-        };
-        if status != raw::Status::Ok as c_int {
+        if !registrar.numeric(u.name, current, flags, (u.min, u.max), &u.hooks) {
             refused.push(u.name);
         }
     }
     refused
 }
 
-/// The entry of [`NUMERIC`] a callback's privdata points at.
-fn numeric_of(privdata: *mut c_void) -> Option<&'static Numeric> {
-    NUMERIC
-        .iter()
-        .find(|n| std::ptr::eq(n.cell, privdata.cast_const().cast()))
-}
-
-extern "C" fn get_numeric(_name: *const c_char, privdata: *mut c_void) -> c_longlong {
-    no_unwind(0, || {
-        numeric_of(privdata).map_or(0, |n| {
-            n.cell.load(Relaxed).min(i64::MAX as u64) as c_longlong
-        })
-    })
-}
-
-extern "C" fn set_numeric(
-    _name: *const c_char,
-    val: c_longlong,
-    privdata: *mut c_void,
-    err: *mut *mut raw::RedisModuleString,
-) -> c_int {
-    const ERR: c_int = raw::Status::Err as c_int;
-    no_unwind(ERR, || {
-        let Some(n) = numeric_of(privdata) else {
-            set_config_error(err, "unknown rsbloom config");
-            return ERR;
-        };
-        if LOADING.load(Relaxed) && val == n.registered.load(Relaxed) {
-            return raw::Status::Ok as c_int;
-        }
-        // Redis checks the range before calling; checked again so the atomic never holds junk.
-        let args::IntegerArg { min, max, .. } = n.load_arg;
-        if !(min..=max).contains(&val) {
-            let name = n.name.to_string_lossy();
-            set_config_error(err, &format!("bf.{name} must be between {min} and {max}"));
-            return ERR;
-        }
-        n.cell.store(val as u64, Relaxed);
-        if LOADING.load(Relaxed) {
-            n.given.store(true, Relaxed);
-        }
-        raw::Status::Ok as c_int
-    })
-}
-
 /// valkey-bloom's `bf.bloom-tightening-ratio`: accepted (a number in (0, 1), as valkey-bloom
 /// checks it) and shown, and changing nothing: new filters are rsbloom's, whose links tighten
 /// as its accuracy rule says, and a valkey-bloom filter keeps the ratio it was made with.
 static VALKEY_TIGHTENING_BITS: AtomicU64 = AtomicU64::new(0x3fe0_0000_0000_0000); // 0.5
-static VALKEY_TIGHTENING_STRING: AtomicPtr<raw::RedisModuleString> =
-    AtomicPtr::new(std::ptr::null_mut());
+static TIGHTENING_HOOKS: StringHooks = StringHooks::new(
+    |_| format!("{:?}", f64::from_bits(VALKEY_TIGHTENING_BITS.load(Relaxed))),
+    |_, val| {
+        let error = "bf.bloom-tightening-ratio must be a number between 0 and 1, exclusive";
+        set_rate(val, &VALKEY_TIGHTENING_BITS, None, error)
+    },
+    0,
+);
 /// valkey-bloom's `bf.bloom-use-random-seed`: accepted and shown, changing nothing (rsbloom
 /// draws a random seed for every filter; one seed for all would let anyone who knows it pick
 /// items that collide).
 static VALKEY_USE_RANDOM_SEED: AtomicBool = AtomicBool::new(true);
-/// valkey-bloom's `bf.bloom-defrag-enabled`: accepted and shown, changing nothing (rsbloom has
-/// no defrag callback: a filter's bits are a few large allocations).
+/// valkey-bloom's `bf.bloom-defrag-enabled`: accepted and shown, changing nothing (rsbloom
+/// moves a filter's blocks whenever the server's active defrag asks).
 static VALKEY_DEFRAG: AtomicBool = AtomicBool::new(true);
-/// The kept boolean configs.
-static VALKEY_BOOLS: [(&CStr, &AtomicBool); 2] = [
-    (c"bloom-use-random-seed", &VALKEY_USE_RANDOM_SEED),
-    (c"bloom-defrag-enabled", &VALKEY_DEFRAG),
+/// The kept boolean configs; hooks `id` is the place in this table.
+static VALKEY_BOOLS: [(&CStr, &AtomicBool, Hooks<bool>); 2] = [
+    (
+        c"bloom-use-random-seed",
+        &VALKEY_USE_RANDOM_SEED,
+        Hooks {
+            get: get_kept_bool,
+            set: set_kept_bool,
+            id: 0,
+        },
+    ),
+    (
+        c"bloom-defrag-enabled",
+        &VALKEY_DEFRAG,
+        Hooks {
+            get: get_kept_bool,
+            set: set_kept_bool,
+            id: 1,
+        },
+    ),
 ];
 
-extern "C" fn get_tightening(
-    _name: *const c_char,
-    _privdata: *mut c_void,
-) -> *mut raw::RedisModuleString {
-    no_unwind(std::ptr::null_mut(), || {
-        let ratio = f64::from_bits(VALKEY_TIGHTENING_BITS.load(Relaxed));
-        config_string(&VALKEY_TIGHTENING_STRING, &format!("{ratio:?}"))
-    })
+fn get_kept_bool(id: usize) -> bool {
+    VALKEY_BOOLS[id].1.load(Relaxed)
 }
 
-extern "C" fn set_tightening(
-    _name: *const c_char,
-    val: *mut raw::RedisModuleString,
-    _privdata: *mut c_void,
-    err: *mut *mut raw::RedisModuleString,
-) -> c_int {
-    let error = "bf.bloom-tightening-ratio must be a number between 0 and 1, exclusive";
-    set_rate(val, err, &VALKEY_TIGHTENING_BITS, None, error)
-}
-
-/// The kept boolean a callback's privdata points at.
-fn kept_bool(privdata: *mut c_void) -> Option<&'static AtomicBool> {
-    VALKEY_BOOLS
-        .iter()
-        .map(|(_, cell)| *cell)
-        .find(|cell| std::ptr::eq(*cell, privdata.cast_const().cast()))
-}
-
-extern "C" fn get_kept_bool(_name: *const c_char, privdata: *mut c_void) -> c_int {
-    no_unwind(0, || {
-        kept_bool(privdata).map_or(0, |c| c_int::from(c.load(Relaxed)))
-    })
-}
-
-extern "C" fn set_kept_bool(
-    _name: *const c_char,
-    val: c_int,
-    privdata: *mut c_void,
-    _err: *mut *mut raw::RedisModuleString,
-) -> c_int {
-    no_unwind(raw::Status::Err as c_int, || {
-        if let Some(cell) = kept_bool(privdata) {
-            cell.store(val != 0, Relaxed);
-        }
-        raw::Status::Ok as c_int
-    })
+fn set_kept_bool(id: usize, val: bool) -> Result<(), String> {
+    VALKEY_BOOLS[id].1.store(val, Relaxed);
+    Ok(())
 }
 
 /// Registers valkey-bloom's config names (see the module docs above), hidden: a config file,
 /// the command line, CONFIG SET and CONFIG GET take them by name, while `CONFIG GET bf.*`
 /// lists rsbloom's own names only (CONFIG REWRITE still writes every changed name).
-fn register_valkey_names(ctx: *mut raw::RedisModuleCtx) -> Result<(), String> {
-    let flags = raw::REDISMODULE_CONFIG_HIDDEN;
-    register_error_rate(
-        ctx,
-        c"bloom-fp-rate",
-        flags,
-        ("bf.bloom-fp-rate", Some(&RATE_NAMES[1])),
-    )?;
-    if let Some(name) = register_aliases(ctx, &VALKEY_NAMES, flags).first() {
+fn register_valkey_names(registrar: &Registrar) -> Result<(), String> {
+    let flags = flags::HIDDEN;
+    register_error_rate(registrar, c"bloom-fp-rate", flags, ("bf.bloom-fp-rate", 2))?;
+    if let Some(name) = register_aliases(registrar, &VALKEY_NAMES, flags).first() {
         return Err(format!(
             "could not register config bf.{}",
             name.to_string_lossy()
         ));
     }
-    let ok = raw::Status::Ok as c_int;
-    // SAFETY: as in `register`; NUL-terminated strings (Redis copies them), callbacks with the
-    // signatures Redis expects, no privdata.
-    let status = unsafe {
-        raw::RedisModule_RegisterStringConfig.unwrap()(
-            ctx,
-            c"bloom-tightening-ratio".as_ptr(),
-            c"0.5".as_ptr(),
-            flags,
-            Some(get_tightening),
-            Some(set_tightening),
-            None,
-            std::ptr::null_mut(),
-        )
-    };
-    if status != ok {
+    if !registrar.string(c"bloom-tightening-ratio", "0.5", flags, &TIGHTENING_HOOKS) {
         return Err("could not register config bf.bloom-tightening-ratio".into());
     }
-    for (name, cell) in &VALKEY_BOOLS {
-        // SAFETY: as above; privdata points at the static atomic, which lives for the whole
-        // process and is only compared against.
-        let status = unsafe {
-            raw::RedisModule_RegisterBoolConfig.unwrap()(
-                ctx,
-                name.as_ptr(),
-                c_int::from(cell.load(Relaxed)),
-                flags,
-                Some(get_kept_bool),
-                Some(set_kept_bool),
-                None,
-                std::ptr::from_ref(*cell).cast_mut().cast(),
-            )
-        };
-        if status != ok {
+    for (name, cell, hooks) in &VALKEY_BOOLS {
+        if !registrar.boolean(name, cell.load(Relaxed), flags, hooks) {
             return Err(format!(
                 "could not register config bf.{}",
                 name.to_string_lossy()
@@ -868,55 +668,35 @@ fn register_valkey_names(ctx: *mut raw::RedisModuleCtx) -> Result<(), String> {
 /// Registers the module configs, then loads their values from redis.conf / the command line.
 /// Call from OnLoad after [`apply_load_args`]: each config's default is the value the load
 /// arguments left, so a config not set in redis.conf keeps it.
-// `ctx` is only passed on to Redis, which requires OnLoad's live context.
-#[allow(clippy::not_unsafe_ptr_arg_deref)]
-pub fn register(ctx: *mut raw::RedisModuleCtx) -> Result<(), String> {
+pub fn register(registrar: &Registrar) -> Result<(), String> {
     LOADING.store(true, Relaxed);
-    let result = register_and_load(ctx);
+    let result = register_and_load(registrar);
     LOADING.store(false, Relaxed);
     result
 }
 
-fn register_and_load(ctx: *mut raw::RedisModuleCtx) -> Result<(), String> {
-    let ok = raw::Status::Ok as c_int;
+fn register_and_load(registrar: &Registrar) -> Result<(), String> {
     ERROR_RATE_REGISTERED.store(ERROR_RATE_BITS.load(Relaxed), Relaxed);
     register_error_rate(
-        ctx,
+        registrar,
         c"error-rate",
-        raw::REDISMODULE_CONFIG_DEFAULT,
-        ("bf.error-rate", None),
+        flags::DEFAULT,
+        ("bf.error-rate", 0),
     )?;
     for n in &NUMERIC {
         let args::IntegerArg { min, max, .. } = n.load_arg;
         let current = n.cell.load(Relaxed).min(max as u64) as i64;
         n.registered.store(current, Relaxed);
-        // SAFETY: as above; privdata points at the config's static atomic, which lives for the
-        // whole process and is only read through `numeric_of`.
-        let status = unsafe {
-            raw::RedisModule_RegisterNumericConfig.unwrap()(
-                ctx,
-                n.name.as_ptr(),
-                current,
-                n.flags,
-                min,
-                max,
-                Some(get_numeric),
-                Some(set_numeric),
-                None,
-                std::ptr::from_ref(n.cell).cast_mut().cast(),
-            )
-        };
-        if status != ok {
+        if !registrar.numeric(n.name, current, n.flags, (min, max), &n.hooks) {
             return Err(format!(
                 "could not register config bf.{}",
                 n.name.to_string_lossy()
             ));
         }
     }
-    register_valkey_names(ctx)?;
-    UNPREFIXED_CONFIGS.store(register_unprefixed(ctx)?, Relaxed);
-    // SAFETY: OnLoad's live context, after every config is registered.
-    if unsafe { raw::RedisModule_LoadConfigs.unwrap()(ctx) } != ok {
+    register_valkey_names(registrar)?;
+    UNPREFIXED_CONFIGS.store(register_unprefixed(registrar)?, Relaxed);
+    if !registrar.load() {
         return Err("invalid bf.* config value (see the log above)".into());
     }
     resolve_aliases();

@@ -14,13 +14,9 @@
 //! is found not to be the noted filter when the timer fires, and skipped.
 
 use std::collections::BTreeSet;
-use std::ffi::c_void;
 use std::sync::Mutex;
 
-use redis_module::raw;
-
-use crate::ffi::unwind::no_unwind;
-use crate::ffi::{Args, Ctx, KeyContent, OwnedString};
+use crate::ffi::{Args, Ctx, KeyContent, OwnedString, Timer};
 use rsbloom_core::window::rotating::Rotating;
 use rsbloom_core::Filter;
 
@@ -30,7 +26,7 @@ type Due = (u64, i32, Vec<u8>);
 struct Schedule {
     due: BTreeSet<Due>,
     /// The armed timer and the moment it fires at.
-    timer: Option<(raw::RedisModuleTimerID, u64)>,
+    timer: Option<(Timer, u64)>,
 }
 
 static SCHEDULE: Mutex<Schedule> = Mutex::new(Schedule {
@@ -64,54 +60,38 @@ fn arm(ctx: &Ctx, schedule: &mut Schedule, now: u64) {
     if schedule.timer.is_some_and(|(_, at)| at <= first) {
         return;
     }
-    if let Some((id, _)) = schedule.timer.take() {
-        // SAFETY: the main thread's context; the id came from CreateTimer, and a timer that
-        // already fired makes StopTimer return an error, which is harmless.
-        unsafe { raw::RedisModule_StopTimer.unwrap()(ctx.raw(), id, std::ptr::null_mut()) };
+    if let Some((timer, _)) = schedule.timer.take() {
+        ctx.stop_timer(timer);
     }
     let delay = first.saturating_sub(now).max(1);
-    // SAFETY: the main thread's context; `fire` has the timer callback's signature and
-    // takes no data.
-    let id = unsafe {
-        raw::RedisModule_CreateTimer.unwrap()(
-            ctx.raw(),
-            delay as raw::mstime_t,
-            Some(fire),
-            std::ptr::null_mut(),
-        )
-    };
-    schedule.timer = Some((id, first));
+    schedule.timer = Some((ctx.start_timer(delay, fire), first));
 }
 
 /// The timer: signals every due key whose filter is still the one noted, then arms the timer
 /// for the next.
-extern "C" fn fire(ctx: *mut raw::RedisModuleCtx, _: *mut c_void) {
-    no_unwind((), || {
-        // SAFETY: Redis passes the timer's live context for the length of the callback.
-        let ctx = unsafe { Ctx::from_raw(ctx) };
-        let now = ctx.now_ms();
-        let due: Vec<Due> = {
-            let mut schedule = SCHEDULE.lock().unwrap_or_else(|e| e.into_inner());
-            schedule.timer = None;
-            let later = schedule.due.split_off(&(now + 1, i32::MIN, Vec::new()));
-            std::mem::replace(&mut schedule.due, later)
-                .into_iter()
-                .collect()
-        };
-        for (at, db, name) in due {
-            if !ctx.select_db(db) {
-                continue;
-            }
-            let name = OwnedString::new(&name);
-            let mut key = ctx.open_key_named(&name);
-            if let KeyContent::Value(Filter::Rotating(window)) = key.content::<Filter>() {
-                if window.unwatch(at) {
-                    drop(key);
-                    ctx.signal_modified(&name);
-                }
+fn fire(ctx: &Ctx) {
+    let now = ctx.now_ms();
+    let due: Vec<Due> = {
+        let mut schedule = SCHEDULE.lock().unwrap_or_else(|e| e.into_inner());
+        schedule.timer = None;
+        let later = schedule.due.split_off(&(now + 1, i32::MIN, Vec::new()));
+        std::mem::replace(&mut schedule.due, later)
+            .into_iter()
+            .collect()
+    };
+    for (at, db, name) in due {
+        if !ctx.select_db(db) {
+            continue;
+        }
+        let name = OwnedString::new(&name);
+        let mut key = ctx.open_key_named(&name);
+        if let KeyContent::Value(Filter::Rotating(window)) = key.content::<Filter>() {
+            if window.unwatch(at) {
+                drop(key);
+                ctx.signal_modified(&name);
             }
         }
-        let mut schedule = SCHEDULE.lock().unwrap_or_else(|e| e.into_inner());
-        arm(&ctx, &mut schedule, now);
-    });
+    }
+    let mut schedule = SCHEDULE.lock().unwrap_or_else(|e| e.into_inner());
+    arm(ctx, &mut schedule, now);
 }

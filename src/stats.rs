@@ -8,10 +8,8 @@
 //! command ([`Counters::value_changed`], from the value's [`Gauges`] before and after).
 //! Relaxed atomics: INFO needs no ordering, and a value may be freed in a lazyfree thread.
 
-use std::ffi::{c_int, CStr};
+use std::ffi::CStr;
 use std::sync::atomic::{AtomicU64, Ordering::Relaxed};
-
-use redis_module::raw;
 
 /// What the gauges follow of one value: the bytes of its bits or slots, and the items it
 /// counts (`BF.CARD`'s adds for a Bloom filter, the inserted items for a cuckoo filter).
@@ -151,32 +149,4 @@ pub fn fields() -> [(&'static CStr, u64); 15] {
         (c"defrag_values", DEFRAG.values.load(Relaxed)),
         (c"defrag_moved", DEFRAG.moved.load(Relaxed)),
     ]
-}
-
-/// The INFO callback: section `stats`, which Redis names `bf_stats` (fields `bf_<name>`).
-extern "C" fn info(ctx: *mut raw::RedisModuleInfoCtx, _for_crash_report: c_int) {
-    // Only atomic loads and calls into Redis: nothing here can panic.
-    // SAFETY: the live INFO context Redis passed; NUL-terminated static names.
-    unsafe {
-        if let Some(add_section) = raw::RedisModule_InfoAddSection {
-            add_section(ctx, c"stats".as_ptr());
-        }
-        if let Some(add_field) = raw::RedisModule_InfoAddFieldULongLong {
-            for (name, value) in fields() {
-                add_field(ctx, name.as_ptr(), value);
-            }
-        }
-    }
-}
-
-/// Registers the INFO callback.
-// `ctx` is only passed on to Redis, which requires OnLoad's live context.
-#[allow(clippy::not_unsafe_ptr_arg_deref)]
-pub fn register(ctx: *mut raw::RedisModuleCtx) -> Result<(), String> {
-    // SAFETY: OnLoad's live context and a callback with the signature Redis expects.
-    let status = unsafe { raw::RedisModule_RegisterInfoFunc.unwrap()(ctx, Some(info)) };
-    if status != raw::Status::Ok as c_int {
-        return Err("could not register the INFO callback".into());
-    }
-    Ok(())
 }

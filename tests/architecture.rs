@@ -304,7 +304,18 @@ fn use_trees(code: &str) -> Vec<String> {
             continue;
         }
         let end = code[from..].find(';').map_or(code.len(), |e| from + e);
-        trees.push(code[from..end].split_whitespace().collect::<String>());
+        // One space between words (so ` as ` stays a word), none around punctuation.
+        let spaced = code[from..end]
+            .split_whitespace()
+            .collect::<Vec<_>>()
+            .join(" ");
+        let mut tight = spaced;
+        for p in ["::", "{", "}", ","] {
+            tight = tight
+                .replace(&format!(" {p}"), p)
+                .replace(&format!("{p} "), p);
+        }
+        trees.push(tight);
         from = end;
     }
     trees
@@ -341,11 +352,9 @@ fn expand_use_tree(tree: &str, prefix: Vec<String>, out: &mut Vec<(String, Vec<S
         }
         return;
     }
-    let (path, alias) = match tree.split_once("as") {
-        Some((path, alias)) if !alias.is_empty() && path.ends_with(char::is_alphanumeric) => {
-            (path, Some(alias))
-        }
-        _ => (tree, None),
+    let (path, alias) = match tree.split_once(" as ") {
+        Some((path, alias)) => (path, Some(alias)),
+        None => (tree, None),
     };
     let mut full = prefix;
     full.extend(path.split("::").map(str::to_string));
@@ -468,6 +477,9 @@ fn import_graph(files: &BTreeMap<Vec<String>, SourceFile>) -> BTreeMap<String, B
         for path in paths {
             if let Some(target) = resolve(files, &path, 0) {
                 if target.path != file.path {
+                    if std::env::var_os("ARCH_DEBUG").is_some() {
+                        eprintln!("{} -> {} by {}", file.path, target.path, path.join("::"));
+                    }
                     used.insert(target.path.clone());
                 }
             }
@@ -554,7 +566,11 @@ fn the_import_check_sees_a_circle_and_a_re_export() {
     let mut files = BTreeMap::new();
     for (path, module, code) in [
         ("lib.rs", vec![], "pub mod a; pub mod b; pub use a::Thing;"),
-        ("a.rs", vec!["a"], "use crate::b::helper; pub struct Thing;"),
+        (
+            "a.rs",
+            vec!["a"],
+            "use crate::b::helper as hash_helper; pub struct Thing;",
+        ),
         (
             "b.rs",
             vec!["b"],
@@ -593,4 +609,127 @@ fn the_import_check_sees_a_circle_and_a_re_export() {
         circles(&graph),
         vec![vec!["a.rs".to_string(), "b.rs".to_string()]]
     );
+}
+
+/// The folder of `src/` that alone speaks the server's C API.
+const FFI_FOLDER: &str = "src/ffi/";
+
+/// The files outside [`FFI_FOLDER`] whose code names the raw bindings or declares a C function.
+fn c_api_users(root: &Path) -> Vec<String> {
+    let mut files = BTreeSet::new();
+    rust_files(root, "src", &mut files);
+    files
+        .into_iter()
+        .filter(|f| !f.starts_with(FFI_FOLDER))
+        .filter(|f| {
+            let code = production_code(&std::fs::read_to_string(root.join(f)).unwrap());
+            code.contains("raw::") || code.contains("extern \"C\"") || code.contains("extern \" ")
+        })
+        .collect()
+}
+
+#[test]
+fn only_the_ffi_folder_speaks_the_servers_c_api() {
+    let root = Path::new(env!("CARGO_MANIFEST_DIR"));
+    let users = c_api_users(root);
+    assert!(
+        users.is_empty(),
+        "raw:: or extern \"C\" outside {FFI_FOLDER}: {users:?}"
+    );
+    // The check sees them where they are.
+    let ffi = std::fs::read_to_string(root.join("src/ffi/onload.rs")).unwrap();
+    assert!(production_code(&ffi).contains("raw::"));
+    assert!(production_code(&ffi).contains("extern \""));
+}
+
+/// The longest functions of a file's production code: (name, first line, lines).
+fn function_lengths(code: &str) -> Vec<(String, usize, usize)> {
+    let mut found = Vec::new();
+    let mut from = 0;
+    while let Some(at) = code[from..].find("fn ") {
+        let start = from + at;
+        from = start + 3;
+        if start > 0 && is_ident_char(code.as_bytes()[start - 1] as char) {
+            continue;
+        }
+        let name: String = code[start + 3..]
+            .chars()
+            .take_while(|&c| is_ident_char(c))
+            .collect();
+        if name.is_empty() {
+            continue;
+        }
+        // The body: the first `{` before any `;` (a declaration without a body has none).
+        let rest = &code[start..];
+        let (Some(open), semi) = (rest.find('{'), rest.find(';')) else {
+            continue;
+        };
+        if semi.is_some_and(|s| s < open) {
+            continue;
+        }
+        let end = item_end(code, start + open);
+        let first = code[..start].matches('\n').count() + 1;
+        let last = code[..end].matches('\n').count() + 1;
+        found.push((name, first, last - first + 1));
+    }
+    found
+}
+
+/// The most lines a production function may take: one a reader can hold.
+const MAX_FUNCTION_LINES: usize = 80;
+
+#[test]
+fn no_production_function_is_over_80_lines() {
+    let root = Path::new(env!("CARGO_MANIFEST_DIR"));
+    let mut files = BTreeSet::new();
+    for dir in ["src", "core/src"] {
+        rust_files(root, dir, &mut files);
+    }
+    let mut long = Vec::new();
+    for file in files.iter().filter(|f| !f.ends_with("/tests.rs")) {
+        let code = production_code(&std::fs::read_to_string(root.join(file)).unwrap());
+        for (name, line, lines) in function_lengths(&code) {
+            if lines > MAX_FUNCTION_LINES {
+                long.push(format!("{file}:{line} {name} ({lines} lines)"));
+            }
+        }
+    }
+    assert!(
+        long.is_empty(),
+        "functions over {MAX_FUNCTION_LINES} lines: {long:#?}"
+    );
+}
+
+#[test]
+fn the_length_check_measures_a_function() {
+    let code = production_code("fn short() {\n    1;\n}\n\nfn long() {\n    1;\n    2;\n}\n");
+    assert_eq!(
+        function_lengths(&code),
+        vec![("short".to_string(), 1, 3), ("long".to_string(), 5, 4)]
+    );
+}
+
+#[test]
+fn no_file_is_over_1000_lines() {
+    let root = Path::new(env!("CARGO_MANIFEST_DIR"));
+    let mut files = BTreeSet::new();
+    for dir in ["src", "core/src", "fuzz/src", "fuzz/fuzz_targets"] {
+        rust_files(root, dir, &mut files);
+    }
+    assert!(files.len() > 60, "only {} files", files.len());
+    let long: Vec<String> = files
+        .iter()
+        .map(|f| {
+            (
+                f,
+                std::fs::read_to_string(root.join(f))
+                    .unwrap()
+                    .lines()
+                    .count(),
+            )
+        })
+        .filter(|&(_, lines)| lines > 1000)
+        .map(|(f, lines)| format!("{f} ({lines} lines)"))
+        .collect();
+    assert!(long.is_empty(), "files over 1,000 lines: {long:?}");
 }

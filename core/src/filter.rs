@@ -4,6 +4,7 @@
 
 use crate::bloom::chain::Chain;
 use crate::defrag::Defrag;
+use crate::describe::{Summary, WindowSummary};
 use crate::memory::allocated;
 use crate::outcome::{AddOutcome, FilterError};
 use crate::spec::{FilterSpec, Window};
@@ -110,6 +111,35 @@ impl Filter {
             Filter::Sliding(s) => s.add_many(items, now, max_bytes, refresh, outcome),
             Filter::Rotating(r) => r.add_many(items, now, max_bytes, refresh, outcome),
             Filter::Valkey(v) => v.add_many(items, max_bytes, outcome),
+        }
+    }
+
+    /// BF.INFO's fields (but `Size`) at server time `now`, as the kind gives them.
+    pub fn summary(&self, now: u64) -> Summary {
+        match self {
+            Filter::Chain(c) => c.summary(),
+            Filter::Sliding(s) => s.summary(now),
+            Filter::Rotating(r) => r.summary(now),
+            Filter::Valkey(v) => v.summary(),
+        }
+    }
+
+    /// `BF.INFO key WINDOW` at server time `now`; None for a filter without a window.
+    pub fn window_summary(&self, now: u64) -> Option<WindowSummary> {
+        match self {
+            Filter::Chain(_) | Filter::Valkey(_) => None,
+            Filter::Sliding(s) => Some(s.window_summary(now)),
+            Filter::Rotating(r) => Some(r.window_summary(now)),
+        }
+    }
+
+    /// BF.DEBUG's lines at server time `now`, as the kind gives them.
+    pub fn debug_lines(&self, now: u64) -> Vec<String> {
+        match self {
+            Filter::Chain(c) => c.debug_lines(),
+            Filter::Sliding(s) => s.debug_lines(now),
+            Filter::Rotating(r) => r.debug_lines(now),
+            Filter::Valkey(v) => v.debug_lines(),
         }
     }
 

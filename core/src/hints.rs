@@ -4,14 +4,14 @@
 /// Bit arrays at least this large ask the kernel for 2 MiB pages: a random probe into a
 /// gigabyte array with 4 KiB pages misses the TLB nearly every time, and the page walk costs
 /// about as much as the miss itself. Smaller arrays gain little and would round up memory.
-pub const HUGE_PAGE_MIN_BYTES: usize = 8 << 20;
+pub(crate) const HUGE_PAGE_MIN_BYTES: usize = 8 << 20;
 
 const HUGE_PAGE: usize = 2 << 20;
 
 /// Starts loading the cache line holding `word` into every cache level. A hint only: it reads
 /// nothing the program can observe.
 #[inline(always)]
-pub fn prefetch(word: &u64) {
+pub(crate) fn prefetch(word: &u64) {
     #[cfg(target_arch = "x86_64")]
     // SAFETY: a prefetch is never a memory access in the language's sense: it cannot fault and
     // has no effect on program state; the pointer comes from a live reference anyway.
@@ -28,7 +28,7 @@ pub fn prefetch(word: &u64) {
 /// before the pages are first touched (a fresh zeroed allocation is not), so page faults map
 /// huge pages directly. Errors are ignored: the kernel may have THP disabled, and the array
 /// works the same either way.
-pub fn advise_huge_pages<T: Copy>(data: &mut [T]) {
+pub(crate) fn advise_huge_pages<T: Copy>(data: &mut [T]) {
     let bytes = std::mem::size_of_val(data);
     if bytes < HUGE_PAGE_MIN_BYTES {
         return;
@@ -50,7 +50,7 @@ pub fn advise_huge_pages<T: Copy>(data: &mut [T]) {
 
 /// [`prefetch`] for the cache line holding `byte`.
 #[inline(always)]
-pub fn prefetch_byte(byte: &u8) {
+pub(crate) fn prefetch_byte(byte: &u8) {
     #[cfg(target_arch = "x86_64")]
     // SAFETY: as in `prefetch`: a hint that cannot fault, from a live reference.
     unsafe {

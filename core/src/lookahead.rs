@@ -5,7 +5,7 @@
 
 /// A window over a batch of items: prepares (hashes and prefetches) up to `DEPTH` items
 /// before handing out the oldest one's hash.
-pub struct Lookahead<I, H, const DEPTH: usize> {
+pub(crate) struct Lookahead<I, H, const DEPTH: usize> {
     items: I,
     ring: [H; DEPTH],
     head: usize,
@@ -16,7 +16,7 @@ impl<'a, I: Iterator<Item = &'a [u8]>, H: Copy + Default, const DEPTH: usize>
     Lookahead<I, H, DEPTH>
 {
     /// A look-ahead over `items`, nothing prepared yet.
-    pub fn new(items: I) -> Self {
+    pub(crate) fn new(items: I) -> Self {
         Lookahead {
             items,
             ring: [H::default(); DEPTH],
@@ -28,7 +28,7 @@ impl<'a, I: Iterator<Item = &'a [u8]>, H: Copy + Default, const DEPTH: usize>
     /// The next item's hash, after preparing the items that follow it. `prepare` is passed
     /// afresh each time because the caller may change the filter between items.
     #[inline]
-    pub fn next(&mut self, mut prepare: impl FnMut(&'a [u8]) -> H) -> Option<H> {
+    pub(crate) fn next(&mut self, mut prepare: impl FnMut(&'a [u8]) -> H) -> Option<H> {
         while self.len < DEPTH {
             let Some(item) = self.items.next() else { break };
             self.ring[(self.head + self.len) % DEPTH] = prepare(item);
@@ -46,7 +46,7 @@ impl<'a, I: Iterator<Item = &'a [u8]>, H: Copy + Default, const DEPTH: usize>
 
 /// Passes each item's answer to `answer`, in order: `lookup` of its hash, prepared by
 /// `prepare` `DEPTH` items before (the read-only batches: MEXISTS, and MADD's look-ups).
-pub fn answer_ahead<'a, S, H: Copy + Default, A, const DEPTH: usize>(
+pub(crate) fn answer_ahead<'a, S, H: Copy + Default, A, const DEPTH: usize>(
     state: &S,
     items: impl Iterator<Item = &'a [u8]>,
     prepare: impl Fn(&S, &'a [u8]) -> H,
@@ -63,7 +63,7 @@ pub fn answer_ahead<'a, S, H: Copy + Default, A, const DEPTH: usize>(
 /// requested) by `prepare` `DEPTH` items before its step; stops early when `step` returns
 /// false. `state` is the filter both work on: `step` may change it between items (a grown
 /// link, a new sub-filter), and `prepare` sees it as it is then.
-pub fn each_ahead<'a, S, H: Copy + Default, const DEPTH: usize>(
+pub(crate) fn each_ahead<'a, S, H: Copy + Default, const DEPTH: usize>(
     state: &mut S,
     items: impl Iterator<Item = &'a [u8]>,
     prepare: impl Fn(&S, &'a [u8]) -> H,

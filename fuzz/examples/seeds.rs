@@ -284,7 +284,7 @@ fn valkey_seeds(out: &Path) {
     let filters = [
         ("scaling", spec(20, 2, [3; 32]), 150),
         ("nonscaling", spec(50, 0, [9; 32]), 49),
-        ("fixed-seed", spec(10, 4, valkey::filter::FIXED_SEED), 60),
+        ("fixed-seed", spec(10, 4, valkey::FIXED_SEED), 60),
         ("empty", spec(1, 1, [0; 32]), 0),
     ];
     for (name, spec, items) in filters {

@@ -1,4 +1,4 @@
-//! The BF.* and CF.* commands, on top of the Redis wrapper ([`crate::redis`]) and the core.
+//! The BF.* and CF.* commands, on top of the Redis wrapper ([`crate::ffi`]) and the core.
 //! Both kinds have the same shape: one folder each ([`bloom`], [`cuckoo`]), one file per
 //! command family (`add`, `exists`, `reserve`, `info`, `debug`, `scandump`; cuckoo filters add
 //! `delete`). What both share is here: the one create path, the reply to a refused argument

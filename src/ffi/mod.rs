@@ -19,9 +19,14 @@
 
 pub mod alloc;
 pub mod capabilities;
+pub mod commands;
+pub mod config;
+pub mod info;
+pub mod onload;
+pub mod types;
 pub mod unwind;
 
-use std::ffi::{c_int, CStr, CString};
+use std::ffi::{c_int, c_void, CStr, CString};
 
 use redis_module::raw;
 
@@ -38,6 +43,27 @@ pub unsafe fn string_bytes<'a>(s: *const raw::RedisModuleString) -> &'a [u8] {
     let ptr = unsafe { raw::RedisModule_StringPtrLen.unwrap()(s, &mut len) };
     // SAFETY: Redis guarantees `len` readable bytes at `ptr`, alive as long as the string.
     unsafe { std::slice::from_raw_parts(ptr.cast::<u8>(), len) }
+}
+
+/// Whether a key of the data type `t` holds a value of `T`'s kind.
+fn holds<T: Stored>(t: *mut raw::RedisModuleType) -> bool {
+    T::VALUE_TYPES.iter().any(|&v| types::raw_type(v) == t)
+}
+
+/// A module timer started by [`Ctx::start_timer`].
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct Timer(raw::RedisModuleTimerID);
+
+/// Every module timer's callback: runs the function [`Ctx::start_timer`] was given.
+extern "C" fn timer_fired(ctx: *mut raw::RedisModuleCtx, data: *mut c_void) {
+    // SAFETY: `data` is the `fn(&Ctx)` start_timer passed as the timer's data, cast back to
+    // the same type.
+    let fire = unsafe { std::mem::transmute::<*mut c_void, fn(&Ctx)>(data) };
+    unwind::no_unwind((), || {
+        // SAFETY: Redis passes the timer's live context for the length of the callback.
+        let ctx = unsafe { Ctx::from_raw(ctx) };
+        fire(&ctx);
+    });
 }
 
 /// The arguments of one command call (`argv[0]` is the command name).
@@ -257,9 +283,26 @@ impl Ctx {
         };
     }
 
-    /// The raw context, for module APIs this wrapper does not cover (timers).
-    pub fn raw(&self) -> *mut raw::RedisModuleCtx {
-        self.0
+    /// Starts a module timer that calls `fire` with the timer's context after `delay_ms`.
+    pub fn start_timer(&self, delay_ms: u64, fire: fn(&Ctx)) -> Timer {
+        // SAFETY: the main thread's context; `timer_fired` has the timer callback's signature,
+        // and its data is a plain function pointer, which `timer_fired` turns back into one.
+        let id = unsafe {
+            raw::RedisModule_CreateTimer.unwrap()(
+                self.0,
+                delay_ms.min(i64::MAX as u64) as raw::mstime_t,
+                Some(timer_fired),
+                fire as *mut c_void,
+            )
+        };
+        Timer(id)
+    }
+
+    /// Stops a timer; one that fired already is left as it is.
+    pub fn stop_timer(&self, timer: Timer) {
+        // SAFETY: the main thread's context; the id came from CreateTimer, and a timer that
+        // already fired makes StopTimer return an error, which is harmless.
+        unsafe { raw::RedisModule_StopTimer.unwrap()(self.0, timer.0, std::ptr::null_mut()) };
     }
 
     /// The database the context has selected.
@@ -345,6 +388,14 @@ pub enum KeyContent<'a, T> {
 pub struct Key(*mut raw::RedisModuleKey);
 
 impl Key {
+    /// Whether the key holds nothing.
+    pub fn is_empty(&self) -> bool {
+        // SAFETY: KeyType accepts the (possibly NULL) handle OpenKey gave.
+        let kind = unsafe { raw::RedisModule_KeyType.unwrap()(self.0) };
+        kind as isize == raw::REDISMODULE_KEYTYPE_EMPTY
+    }
+
+    /// What the key holds, for a command of the family of value type `T`.
     pub fn content<T: Stored>(&mut self) -> KeyContent<'_, T> {
         // SAFETY: KeyType and ModuleTypeGetType accept the (possibly NULL) handle OpenKey gave.
         let kind = unsafe { raw::RedisModule_KeyType.unwrap()(self.0) };
@@ -353,7 +404,7 @@ impl Key {
         }
         if kind as isize != raw::REDISMODULE_KEYTYPE_MODULE
             // SAFETY: as above.
-            || !T::holds(unsafe { raw::RedisModule_ModuleTypeGetType.unwrap()(self.0) })
+            || !holds::<T>(unsafe { raw::RedisModule_ModuleTypeGetType.unwrap()(self.0) })
         {
             return KeyContent::Other;
         }
@@ -377,7 +428,7 @@ impl Key {
     /// Stores a new value, as the data type it says, in an empty key opened for writing and
     /// returns it.
     pub fn create<T: Stored>(&mut self, value: T) -> &mut T {
-        let data_type = *value.data_type().raw_type.borrow();
+        let data_type = types::raw_type(value.value_type());
         let value = Box::into_raw(Box::new(value));
         // SAFETY: the key is open for writing and empty; ownership of `value` passes to Redis,
         // which frees it through the type's free callback.

@@ -15,6 +15,56 @@ pub struct Reserve {
     pub seed: Option<u64>,
 }
 
+/// Where `BF.RESERVE`'s own options stand (the window's go to `window`).
+struct ReserveOptions {
+    nonscaling: bool,
+    expansion_at: Option<usize>,
+    seed_at: Option<usize>,
+}
+
+/// Reads `BF.RESERVE`'s options after the capacity: each at most once, the window's into
+/// `window`; an unknown word is refused by name.
+fn reserve_options(argv: &[&[u8]], window: &mut WindowOptions) -> Result<ReserveOptions, Refusal> {
+    let mut nonscaling = false;
+    let mut expansion_at = None;
+    let mut seed_at = None;
+    let mut i = 4;
+    while i < argv.len() {
+        let arg = argv[i];
+        let twice = |option| Err(Refusal::Named(errors::given_twice(option)));
+        if is(arg, "NONSCALING") {
+            if nonscaling {
+                return twice("NONSCALING");
+            }
+            nonscaling = true;
+        } else if is(arg, "EXPANSION") {
+            // RedisBloom takes the first of two (`EXPANSION 10 EXPANSION` is 10): rsbloom
+            // refuses a second, which one of the two a user meant being unknowable.
+            if expansion_at.is_some() {
+                return twice("EXPANSION");
+            }
+            expansion_at = Some(i + 1);
+            i += 1;
+        } else if is(arg, "SEED") {
+            if seed_at.is_some() {
+                return twice("SEED");
+            }
+            seed_at = Some(i + 1);
+            i += 1;
+        } else if window.parse(argv, i)? {
+            i += usize::from(is(arg, "WINDOW"));
+        } else {
+            return Err(Refusal::Named(errors::unknown_argument("BF.RESERVE", arg)));
+        }
+        i += 1;
+    }
+    Ok(ReserveOptions {
+        nonscaling,
+        expansion_at,
+        seed_at,
+    })
+}
+
 /// Parses `BF.RESERVE key error_rate capacity [EXPANSION n] [NONSCALING] [SEED s] [SLIDING |
 /// WINDOW seconds]` (`argv[0]` is the command name), checking in RedisBloom 2.8.2's order so
 /// that the first error is the one RedisBloom replies. `default_expansion` applies without
@@ -47,40 +97,12 @@ pub fn reserve(argv: &[&[u8]], default_expansion: u32) -> Result<Reserve, Refusa
         Some(c) if c <= 0 => return refuse(errors::CAPACITY_RANGE),
         Some(c) => c as u64,
     };
-    let mut nonscaling = false;
-    let mut expansion_at = None;
-    let mut seed_at = None;
     let mut window = WindowOptions::default();
-    let mut i = 4;
-    while i < argv.len() {
-        let arg = argv[i];
-        let twice = |option| Err(Refusal::Named(errors::given_twice(option)));
-        if is(arg, "NONSCALING") {
-            if nonscaling {
-                return twice("NONSCALING");
-            }
-            nonscaling = true;
-        } else if is(arg, "EXPANSION") {
-            // RedisBloom takes the first of two (`EXPANSION 10 EXPANSION` is 10): rsbloom
-            // refuses a second, which one of the two a user meant being unknowable.
-            if expansion_at.is_some() {
-                return twice("EXPANSION");
-            }
-            expansion_at = Some(i + 1);
-            i += 1;
-        } else if is(arg, "SEED") {
-            if seed_at.is_some() {
-                return twice("SEED");
-            }
-            seed_at = Some(i + 1);
-            i += 1;
-        } else if window.parse(argv, i)? {
-            i += usize::from(is(arg, "WINDOW"));
-        } else {
-            return Err(Refusal::Named(errors::unknown_argument("BF.RESERVE", arg)));
-        }
-        i += 1;
-    }
+    let ReserveOptions {
+        nonscaling,
+        expansion_at,
+        seed_at,
+    } = reserve_options(argv, &mut window)?;
     let growth = match expansion_at {
         Some(at) if at >= argv.len() => return refuse(errors::NO_EXPANSION),
         Some(_) if nonscaling => return refuse(errors::NONSCALING_EXPANSION),

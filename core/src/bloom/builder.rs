@@ -8,7 +8,7 @@ use crate::sizing::{Geometry, MAX_LINK_BITS, MAX_LINK_HASHES};
 
 /// A chain as a serialised form describes it, before its links.
 #[derive(Debug, Clone, Copy)]
-pub struct ChainHeader {
+pub(crate) struct ChainHeader {
     /// Items in the whole chain.
     pub items: u64,
     /// How many links follow.
@@ -23,7 +23,7 @@ pub struct ChainHeader {
 
 /// One link as a serialised form describes it, before its bits are read.
 #[derive(Debug, Clone, Copy)]
-pub struct LinkHeader {
+pub(crate) struct LinkHeader {
     /// How the link hashes.
     pub layout: Layout,
     /// Items the link was sized for.
@@ -41,7 +41,7 @@ pub struct LinkHeader {
 impl LinkHeader {
     /// The per-link checks, the same for every format and for creation's limit
     /// ([`MAX_LINK_BITS`]): a link rsbloom built can always be loaded back.
-    pub fn check(&self) -> Result<(), DecodeError> {
+    pub(crate) fn check(&self) -> Result<(), DecodeError> {
         if self.capacity == 0 {
             return Err(DecodeError::Capacity);
         }
@@ -58,14 +58,14 @@ impl LinkHeader {
     }
 
     /// Bytes of the link's bit array (valid once [`LinkHeader::check`] passed).
-    pub fn bytes(&self) -> u64 {
+    pub(crate) fn bytes(&self) -> u64 {
         self.bits / 8
     }
 }
 
 /// Builds a decoded chain link by link, checking each before allocating it.
 #[derive(Debug)]
-pub struct ChainBuilder {
+pub(crate) struct ChainBuilder {
     header: ChainHeader,
     expansion: u32,
     links: Vec<Link>,
@@ -74,7 +74,7 @@ pub struct ChainBuilder {
 
 impl ChainBuilder {
     /// Starts a chain: checks the link count and the growth.
-    pub fn new(header: ChainHeader) -> Result<Self, DecodeError> {
+    pub(crate) fn new(header: ChainHeader) -> Result<Self, DecodeError> {
         if header.links == 0 || header.links > MAX_LINKS {
             return Err(DecodeError::LinkCount);
         }
@@ -95,7 +95,7 @@ impl ChainBuilder {
     /// which the allocator answers by aborting Redis when the kernel will not overcommit that
     /// much. A genuine filter that large could not have been held here either. Returns the link
     /// for the decoder to fill.
-    pub fn link(&mut self, h: LinkHeader) -> Result<&mut Link, DecodeError> {
+    pub(crate) fn link(&mut self, h: LinkHeader) -> Result<&mut Link, DecodeError> {
         if self.links.len() as u64 == self.header.links {
             return Err(DecodeError::LinkCount);
         }
@@ -115,7 +115,7 @@ impl ChainBuilder {
     }
 
     /// The chain, once every link is in and their item counts add up to the chain's.
-    pub fn finish(self) -> Result<Chain, DecodeError> {
+    pub(crate) fn finish(self) -> Result<Chain, DecodeError> {
         if self.links.len() as u64 != self.header.links {
             return Err(DecodeError::LinkCount);
         }

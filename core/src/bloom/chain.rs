@@ -12,22 +12,22 @@ use crate::sizing::{self, Geometry};
 use crate::spec::{FilterSpec, Growth};
 
 /// Fraction of the requested rate a NONSCALING link is sized for.
-pub const NONSCALING_HEADROOM: f64 = 0.9;
+pub(crate) const NONSCALING_HEADROOM: f64 = 0.9;
 
 /// How many items ahead of the one being probed a chain's batch hashes and prefetches. DRAM answers in
 /// ~150 ns while a probe takes a few: several items' lines must be in flight to hide it, but
 /// not so many that the prefetches overflow the core's miss buffers or evict each other.
-pub const AHEAD: usize = 16;
+pub(crate) const AHEAD: usize = 16;
 
 /// Share of its budget a grown link is sized for. The first link keeps RedisBloom's size for
 /// half the request; the links grown after it give up a fifth of theirs, so a chain whose newest
 /// link is full sits near 0.9 × the request, as a NONSCALING filter does, instead of on it: a
 /// filter with the defaults fed 200,000 URLs (its eleventh link 95% full) measured 1.02% at a
 /// 1% request before.
-pub const GROWN_HEADROOM: f64 = 0.8;
+pub(crate) const GROWN_HEADROOM: f64 = 0.8;
 
 /// Most links a chain may have (a 1e-300 EXPANSION 1 chain underflows near 1000).
-pub const MAX_LINKS: u64 = 1 << 16;
+pub(crate) const MAX_LINKS: u64 = 1 << 16;
 
 /// A chain of links: the value behind one Redis key. Built by [`Chain::new`] or, from a
 /// serialised form, by [`crate::bloom::builder::ChainBuilder`], which between them own every invariant:

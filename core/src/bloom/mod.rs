@@ -1,10 +1,14 @@
 //! Bloom filters as RedisBloom has them: a scaling chain of links.
 
 pub mod args;
-pub mod builder;
-pub mod chain;
-pub mod link;
+pub(crate) mod builder;
+pub(crate) mod chain;
+mod describe;
+pub(crate) mod link;
 pub mod rates;
-pub mod rdb;
+pub(crate) mod rdb;
 pub mod redisbloom_rdb;
-pub mod scandump;
+pub(crate) mod scandump;
+
+pub use chain::Chain;
+pub use link::{Layout, Link};

@@ -6,7 +6,7 @@ use crate::bloom::link::Layout;
 use crate::codec::{read_pieces, write_pieces, DecodeError, FieldReader, FieldWriter};
 
 /// Writes a chain's fields after its items and flags: its expansion, seed and links.
-pub fn encode(chain: &Chain, w: &mut impl FieldWriter) {
+pub(crate) fn encode(chain: &Chain, w: &mut impl FieldWriter) {
     w.unsigned(u64::from(chain.expansion()));
     w.unsigned(chain.seed());
     w.unsigned(chain.links().len() as u64);
@@ -23,7 +23,7 @@ pub fn encode(chain: &Chain, w: &mut impl FieldWriter) {
 
 /// Reads a chain after its items and flags (`nonscaling`: its flag), validating every field
 /// before it allocates or trusts it.
-pub fn decode(
+pub(crate) fn decode(
     r: &mut impl FieldReader,
     items: u64,
     nonscaling: bool,

@@ -14,7 +14,7 @@ use crate::sizing::REDISBLOOM_LN2;
 const LINK_HEADER: usize = 53;
 
 /// rsbloom's header for a chain.
-pub fn header(chain: &Chain) -> Vec<u8> {
+pub(crate) fn header(chain: &Chain) -> Vec<u8> {
     let n = chain.links().len();
     let mut out = Vec::with_capacity(COMMON_HEADER + (LINK_HEADER + 1) * n + 8);
     let mut options = OPT_NOROUND | OPT_FORCE64 | OPT_RSBLOOM;
@@ -39,6 +39,38 @@ pub fn header(chain: &Chain) -> Vec<u8> {
     out.extend_from_slice(&chain.seed().to_le_bytes());
     out.extend(chain.links().iter().map(|l| l.layout.tag() as u8));
     out
+}
+
+/// One link's 53 bytes of a chain header (`layout`: what RedisBloom's links hash with;
+/// `ours`: rsbloom's header, whose hash counts are rsbloom's), checked.
+fn link_header(f: &mut Fields, layout: Layout, ours: bool) -> Result<LinkHeader, DumpError> {
+    let bytes = f.u64();
+    let header = LinkHeader {
+        layout,
+        bits: f.u64(),
+        items: f.u64(),
+        error: f.f64(),
+        hashes: {
+            let bpe = f.f64();
+            let hashes = u64::from(f.u32());
+            if !ours && !redisbloom_hashes_ok(bpe, hashes) {
+                return Err(DumpError::from(DecodeError::BitsPerEntry));
+            }
+            hashes
+        },
+        capacity: f.u64(),
+    };
+    // A power-of-two link (RedisBloom without NOROUND) probes modulo 2^n2: with bits ==
+    // 2^n2 that is `% bits`, which every RedisBloom version wrote; nothing else is taken.
+    let n2 = f.u8();
+    if n2 != 0 && (n2 > 63 || header.bits != 1u64 << n2) {
+        return Err(DumpError::from(DecodeError::PowerOfTwo));
+    }
+    header.check()?;
+    if bytes.checked_mul(8) != Some(header.bits) {
+        return Err(DumpError::from(DecodeError::BitCount));
+    }
+    Ok(header)
 }
 
 /// rsbloom's chain header or RedisBloom's, after the first 20 bytes.
@@ -66,36 +98,9 @@ pub(crate) fn from_header(
     if f.0.len() != if ours { body + 8 + n } else { body } {
         return Err(DumpError::from(DecodeError::HeaderLength));
     }
-    let mut links = Vec::with_capacity(n);
-    for _ in 0..n {
-        let bytes = f.u64();
-        let header = LinkHeader {
-            layout: foreign_layout,
-            bits: f.u64(),
-            items: f.u64(),
-            error: f.f64(),
-            hashes: {
-                let bpe = f.f64();
-                let hashes = u64::from(f.u32());
-                if !ours && !redisbloom_hashes_ok(bpe, hashes) {
-                    return Err(DumpError::from(DecodeError::BitsPerEntry));
-                }
-                hashes
-            },
-            capacity: f.u64(),
-        };
-        // A power-of-two link (RedisBloom without NOROUND) probes modulo 2^n2: with bits ==
-        // 2^n2 that is `% bits`, which every RedisBloom version wrote; nothing else is taken.
-        let n2 = f.u8();
-        if n2 != 0 && (n2 > 63 || header.bits != 1u64 << n2) {
-            return Err(DumpError::from(DecodeError::PowerOfTwo));
-        }
-        header.check()?;
-        if bytes.checked_mul(8) != Some(header.bits) {
-            return Err(DumpError::from(DecodeError::BitCount));
-        }
-        links.push(header);
-    }
+    let mut links = (0..n)
+        .map(|_| link_header(&mut f, foreign_layout, ours))
+        .collect::<Result<Vec<_>, _>>()?;
     let seed = if ours {
         let seed = f.u64();
         for link in &mut links {

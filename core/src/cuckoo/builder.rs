@@ -40,7 +40,7 @@ impl CuckooHeader {
 
 /// Builds a decoded cuckoo filter sub-filter by sub-filter, checking each before allocating it.
 #[derive(Debug)]
-pub struct CuckooBuilder {
+pub(crate) struct CuckooBuilder {
     header: CuckooHeader,
     filters: Vec<Box<[u8]>>,
     bytes: u64,
@@ -48,7 +48,7 @@ pub struct CuckooBuilder {
 
 impl CuckooBuilder {
     /// Starts a filter: checks the sub-filter count, bucket size, iterations and expansion.
-    pub fn new(header: CuckooHeader) -> Result<Self, DecodeError> {
+    pub(crate) fn new(header: CuckooHeader) -> Result<Self, DecodeError> {
         if header.filters == 0 || header.filters > MAX_FILTERS as u64 {
             return Err(DecodeError::FilterCount);
         }
@@ -77,7 +77,7 @@ impl CuckooBuilder {
     /// Checks the next sub-filter's bucket count and allocates its zeroed slots, refusing a
     /// filter larger than the machine's memory first (as [`ChainBuilder::link`](crate::bloom::builder::ChainBuilder::link) does). Returns
     /// the slots for the decoder to fill.
-    pub fn filter(&mut self, buckets: u64) -> Result<&mut [u8], DecodeError> {
+    pub(crate) fn filter(&mut self, buckets: u64) -> Result<&mut [u8], DecodeError> {
         if self.filters.len() as u64 == self.header.filters {
             return Err(DecodeError::FilterCount);
         }
@@ -95,7 +95,7 @@ impl CuckooBuilder {
     }
 
     /// The filter, once every sub-filter is in.
-    pub fn finish(self) -> Result<Cuckoo, DecodeError> {
+    pub(crate) fn finish(self) -> Result<Cuckoo, DecodeError> {
         if self.filters.len() as u64 != self.header.filters {
             return Err(DecodeError::FilterCount);
         }

@@ -32,10 +32,10 @@ use crate::spec::CuckooSpec;
 pub const MAX_FILTERS: usize = 65535;
 
 /// Bucket counts must stay below this (RedisBloom's "Insufficient memory" bound).
-pub const MAX_BUCKETS: u64 = 1 << 56;
+pub(crate) const MAX_BUCKETS: u64 = 1 << 56;
 
 /// The largest stored expansion (CF.RESERVE's 32768).
-pub const MAX_EXPANSION: u16 = 32768;
+pub(crate) const MAX_EXPANSION: u16 = 32768;
 
 /// The multiplier RedisBloom mixes a fingerprint with to find the alternate bucket.
 const ALT_MULTIPLIER: u64 = 0x5bd1_e995;
@@ -604,7 +604,7 @@ impl Cuckoo {
 /// How many items ahead a cuckoo batch hashes and prefetches: enough misses in flight to cover
 /// a DRAM round trip (an item requests a line in every sub-filter), few enough for the core's
 /// miss buffers.
-pub const AHEAD: usize = 8;
+pub(crate) const AHEAD: usize = 8;
 
 /// A zeroed slot array (calloc: the kernel's zero pages until written), on huge pages when it
 /// is large: a lookup in a big sub-filter touches two random lines, and with 4 KiB pages each

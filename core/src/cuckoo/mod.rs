@@ -1,10 +1,12 @@
 //! Cuckoo filters (`CF.*`), which delete: RedisBloom's layout and algorithms.
 
 pub mod args;
-pub mod builder;
-pub mod filter;
+pub(crate) mod builder;
+pub(crate) mod filter;
 pub mod rdb;
 pub mod scandump;
 
 #[cfg(test)]
 mod tests;
+
+pub use filter::{Cuckoo, CuckooError, CuckooHash, MAX_FILTERS};

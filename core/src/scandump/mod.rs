@@ -10,11 +10,11 @@
 //!   u64 bytes  u64 bits  u64 size (items)  f64 error  f64 bpe  u32 hashes  u64 entries  u8 n2
 //! ```
 //!
-//! rsbloom's own header sets [`OPT_RSBLOOM`] in `options` and appends a trailer after those
+//! rsbloom's own header sets [`OPT_RSBLOOM`](options::OPT_RSBLOOM) in `options` and appends a trailer after those
 //! `20 + 53n` bytes: `u64 seed`, then one `u8` layout tag per link. A header without that bit is
 //! RedisBloom's: its links keep RedisBloom's hashing ([`Layout::RedisBloom`](crate::Layout::RedisBloom)).
 //!
-//! A window filter's header (the window dialect) sets [`OPT_WINDOW`] too, with its slice count
+//! A window filter's header (the window dialect) sets [`OPT_WINDOW`](options::OPT_WINDOW) too, with its slice count
 //! where the link count goes, and its own fields after those 20 bytes, all little-endian:
 //!
 //! ```text
@@ -26,7 +26,7 @@
 //! slice in the ring has 0 bits of its own. Older rsbloom builds refuse the option bits;
 //! RedisBloom refuses the length (it expects `20 + 53n` bytes), so neither misreads it.
 //!
-//! With [`OPT_ROTATING`] instead of [`OPT_RING`] (the rotating layout), the array count goes
+//! With [`OPT_ROTATING`](options::OPT_ROTATING) instead of [`OPT_RING`] (the rotating layout), the array count goes
 //! where the link count goes, and after the 20 bytes:
 //!
 //! ```text
@@ -44,7 +44,7 @@
 //! `it - 1` in it. A chunk runs from there to the end of the link holding that position, at most
 //! [`MAX_CHUNK`] bytes, and is answered with the iterator `it + len` that fetches the next one.
 
-pub mod engine;
+pub(crate) mod engine;
 pub mod options;
 
 pub use engine::{DumpError, Scan, MAX_CHUNK};

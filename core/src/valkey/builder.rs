@@ -9,7 +9,7 @@ use crate::valkey::filter::{
 
 /// A valkey-bloom filter's parameters, before its sub-filters.
 #[derive(Debug, Clone, Copy, PartialEq)]
-pub struct ValkeyHeader {
+pub(crate) struct ValkeyHeader {
     /// Expansion (0: NONSCALING); a stored value past 32 bits is refused.
     pub expansion: u64,
     /// The filter's rate.
@@ -21,7 +21,7 @@ pub struct ValkeyHeader {
 }
 
 /// Collects sub-filters and checks them, then the whole filter.
-pub struct ValkeyBuilder {
+pub(crate) struct ValkeyBuilder {
     header: ValkeyHeader,
     seed_is_random: bool,
     filters: Vec<SubFilter>,
@@ -30,7 +30,7 @@ pub struct ValkeyBuilder {
 
 impl ValkeyBuilder {
     /// Checks the filter's parameters.
-    pub fn new(header: ValkeyHeader) -> Result<Self, DecodeError> {
+    pub(crate) fn new(header: ValkeyHeader) -> Result<Self, DecodeError> {
         let seed_is_random = match header.seed_flag {
             0 => false,
             1 => true,
@@ -53,7 +53,7 @@ impl ValkeyBuilder {
 
     /// The bytes a bit array of `len` bytes (header included) may have: refused before it is
     /// read when past this machine's memory with the sub-filters so far.
-    pub fn check_room(&self, len: u64) -> Result<(), DecodeError> {
+    pub(crate) fn check_room(&self, len: u64) -> Result<(), DecodeError> {
         let total = self.bytes.saturating_add(len);
         match machine_memory() {
             Some(memory) if total > memory => Err(DecodeError::MachineMemory),
@@ -62,7 +62,12 @@ impl ValkeyBuilder {
     }
 
     /// Adds a sub-filter: its saved bit array (header and bits), capacity and items.
-    pub fn push(&mut self, raw: Vec<u8>, capacity: u64, items: u64) -> Result<(), DecodeError> {
+    pub(crate) fn push(
+        &mut self,
+        raw: Vec<u8>,
+        capacity: u64,
+        items: u64,
+    ) -> Result<(), DecodeError> {
         check_bitmap_header(&raw, self.seed_is_random)?;
         if capacity == 0 || capacity > i64::MAX as u64 {
             return Err(DecodeError::Capacity);
@@ -77,7 +82,7 @@ impl ValkeyBuilder {
     }
 
     /// The filter; refused without a sub-filter.
-    pub fn build(self) -> Result<ValkeyBloom, DecodeError> {
+    pub(crate) fn build(self) -> Result<ValkeyBloom, DecodeError> {
         if self.filters.is_empty() {
             return Err(DecodeError::FilterCount);
         }
@@ -104,7 +109,7 @@ impl ValkeyBuilder {
 /// 1 to [`MAX_LINK_HASHES`] (the most valkey-bloom makes is 1,026: capacity 1 at the smallest
 /// positive rate), and, for a filter whose seed is not random, valkey-bloom's fixed seed (it
 /// refuses any other).
-pub fn check_bitmap_header(raw: &[u8], seed_is_random: bool) -> Result<(), DecodeError> {
+pub(crate) fn check_bitmap_header(raw: &[u8], seed_is_random: bool) -> Result<(), DecodeError> {
     if raw.len() < BITMAP_HEADER || raw[0] != BITMAP_VERSION {
         return Err(DecodeError::BitmapHeader);
     }

@@ -28,11 +28,11 @@ use crate::outcome::{AddOutcome, FilterError};
 use crate::spec::{FilterSpec, Growth};
 
 /// The version byte of a sub-filter's bit array header.
-pub const BITMAP_VERSION: u8 = 1;
+pub(crate) const BITMAP_VERSION: u8 = 1;
 /// Bytes of a sub-filter's bit array header: version, length, `k`, seed.
-pub const BITMAP_HEADER: usize = 1 + 8 + 4 + SEED_BYTES;
+pub(crate) const BITMAP_HEADER: usize = 1 + 8 + 4 + SEED_BYTES;
 /// Bytes of a seed.
-pub const SEED_BYTES: usize = 32;
+pub(crate) const SEED_BYTES: usize = 32;
 /// The seed valkey-bloom gives every filter with `bf.bloom-use-random-seed no`.
 pub const FIXED_SEED: [u8; SEED_BYTES] = [
     89, 15, 245, 34, 234, 120, 17, 218, 167, 20, 216, 9, 59, 62, 123, 217, 29, 137, 138, 115, 62,
@@ -42,12 +42,12 @@ pub const FIXED_SEED: [u8; SEED_BYTES] = [
 const PROBE_MODULUS: u64 = 0xFFFF_FFFF_FFFF_FFC5;
 
 /// Bytes of bit array valkey-bloom gives `capacity` items at rate `error`.
-pub fn bitmap_bytes(capacity: u64, error: f64) -> f64 {
+pub(crate) fn bitmap_bytes(capacity: u64, error: f64) -> f64 {
     (capacity as f64 * error.ln() / (-8.0 * (LN_2 * LN_2))).ceil()
 }
 
 /// Hash functions valkey-bloom gives `bytes` of bit array for `capacity` items.
-pub fn hash_count(bytes: u64, capacity: u64) -> u32 {
+pub(crate) fn hash_count(bytes: u64, capacity: u64) -> u32 {
     let k = ((bytes * 8) as f64 / capacity as f64 * 2f64.ln()).round();
     (k as u32).max(1)
 }

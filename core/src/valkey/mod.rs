@@ -12,12 +12,13 @@
 //! New keys never get this layout unless valkey-bloom's own commands ask for it: its replicated
 //! `BF.INSERT … TIGHTENING t SEED s` (from a primary or the AOF) and `BF.LOAD`.
 
-pub mod builder;
-pub mod filter;
+pub(crate) mod builder;
+mod describe;
+pub(crate) mod filter;
 pub mod load;
 pub mod rdb;
-pub mod scandump;
+pub(crate) mod scandump;
 #[cfg(test)]
 mod tests;
 
-pub use filter::{ValkeyBloom, ValkeySpec};
+pub use filter::{ValkeyBloom, ValkeySpec, FIXED_SEED};

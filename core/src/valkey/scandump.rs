@@ -1,5 +1,5 @@
 //! rsbloom's SCANDUMP header of a valkey-bloom filter (`BF.SCANDUMP` works on `bloomfltr` keys
-//! too; valkey-bloom itself has no SCANDUMP). Options [`OPTIONS`] (rsbloom's and the valkey
+//! too; valkey-bloom itself has no SCANDUMP). Options [`VALKEY_OPTIONS`] (rsbloom's and the valkey
 //! dialect's bits: older rsbloom builds refuse them, RedisBloom refuses the length), the
 //! sub-filter count where the link count goes, and after the 20 common bytes, little-endian:
 //!
@@ -21,7 +21,7 @@ const FIXED: usize = 8 + 8 + 1;
 const PER_FILTER: usize = SEED_BYTES + 4 + 8 + 8 + 8;
 
 /// The header (iterator 0).
-pub fn header(v: &ValkeyBloom) -> Vec<u8> {
+pub(crate) fn header(v: &ValkeyBloom) -> Vec<u8> {
     let mut h = Vec::with_capacity(COMMON_HEADER + FIXED + PER_FILTER * v.filters.len());
     h.extend(v.items().to_le_bytes());
     h.extend((v.filters.len() as u32).to_le_bytes());

@@ -17,7 +17,7 @@ use super::{create, create_valkey};
 use crate::commands::{random_seed, refuse};
 use crate::config;
 use crate::datatype::Stored;
-use crate::ffi::{Args, Ctx, KeyContent, Word};
+use crate::ffi::{Args, Ctx, Key, KeyContent, Word};
 use crate::stats::{self, Work};
 use rsbloom_core::bloom::args;
 use rsbloom_core::window::args::{at_refusal, WindowWords};
@@ -27,30 +27,28 @@ pub fn add(ctx: &Ctx, a: &Args) {
     if a.len() != 3 {
         return ctx.reply_wrong_arity();
     }
-    add_items(
-        ctx,
-        a,
-        2,
-        false,
-        Some(NewFilter::Native(config::default_spec())),
-        WindowWords::default(),
-        c"bf.add",
-    );
+    let call = AddCall {
+        first: 2,
+        multi: false,
+        create_as: Some(NewFilter::Native(config::default_spec())),
+        words: WindowWords::default(),
+        event: c"bf.add",
+    };
+    add_items(ctx, a, call);
 }
 
 pub fn madd(ctx: &Ctx, a: &Args) {
     if a.len() < 3 {
         return ctx.reply_wrong_arity();
     }
-    add_items(
-        ctx,
-        a,
-        2,
-        true,
-        Some(NewFilter::Native(config::default_spec())),
-        WindowWords::default(),
-        c"bf.madd",
-    );
+    let call = AddCall {
+        first: 2,
+        multi: true,
+        create_as: Some(NewFilter::Native(config::default_spec())),
+        words: WindowWords::default(),
+        event: c"bf.madd",
+    };
+    add_items(ctx, a, call);
 }
 
 /// What an add to a missing key creates.
@@ -75,7 +73,14 @@ pub fn insert(ctx: &Ctx, a: &Args) {
                 ))),
                 (spec, _) => spec.map(NewFilter::Native),
             };
-            add_items(ctx, a, i.first_item, true, create, i.words, c"bf.insert")
+            let call = AddCall {
+                first: i.first_item,
+                multi: true,
+                create_as: create,
+                words: i.words,
+                event: c"bf.insert",
+            };
+            add_items(ctx, a, call)
         }
         Err(refusal) => refuse(ctx, refusal),
     }
@@ -91,75 +96,35 @@ fn random_valkey_seed() -> [u8; 32] {
     seed
 }
 
-/// Adds `a[first..]` to the filter at `a[1]`, replying one result (or an array of them when
-/// `multi`). A missing key is created as `create_as` says (see [`create`]), or is `ERR not
-/// found` when `create_as` is None (INSERT's NOCREATE). A full NONSCALING filter ends the array
-/// with its error, as RedisBloom does. `words` are INSERT's window words: the window it asks
-/// for (which an existing filter must have), the time a time window adds at (else the
-/// server's clock) and NOREFRESH; words that cannot apply, and a client's AT outside the
-/// clock bounds, are refused before anything changes.
-fn add_items(
-    ctx: &Ctx,
-    a: &Args,
+/// One add command: its items `a[first..]`, whether it replies an array (`multi`), what a
+/// missing key is created as (None: INSERT's NOCREATE, `ERR not found`), INSERT's window words
+/// (the window it asks for, which an existing filter must have; the time a time window adds
+/// at, else the server's clock; NOREFRESH), and its keyspace event.
+struct AddCall<'e> {
     first: usize,
     multi: bool,
     create_as: Option<NewFilter>,
     words: WindowWords,
-    event: &std::ffi::CStr,
-) {
+    event: &'e std::ffi::CStr,
+}
+
+/// Adds `a[call.first..]` to the filter at `a[1]`, replying one result (or an array of them
+/// when `multi`), creating a missing key as `create_as` says (see [`create`]). A full
+/// NONSCALING filter ends the array with its error, as RedisBloom does. Window words that
+/// cannot apply, and a client's AT outside the clock bounds, are refused before anything
+/// changes.
+fn add_items(ctx: &Ctx, a: &Args, call: AddCall) {
     let mut key = ctx.open_key(a, 1, true);
-    // The window words, then a client's AT against the clocks (a replayed one is the
-    // primary's choice, taken as it is).
-    let refused = |has: Option<Window>, clock: Option<u64>| {
-        let text = words.refusal(has).or_else(|| match (words.at, has) {
-            (Some(at), Some(Window::Time { seconds })) if !ctx.is_replayed() => {
-                at_refusal(at, seconds, ctx.now_ms(), clock, config::at_tolerance())
-            }
-            _ => None,
-        });
-        text.map(|text| ctx.reply_error(&text))
-    };
-    let filter: &mut Filter = match key.content::<Filter>() {
-        KeyContent::Other => return ctx.reply_error(errors::WRONG_TYPE),
-        KeyContent::Value(filter) => {
-            if refused(Some(filter.window()), filter.time_clock()).is_some() {
-                return;
-            }
-            filter
-        }
-        KeyContent::Empty => {
-            let window_of = |new: &NewFilter| match new {
-                NewFilter::Native(spec) => spec.window,
-                NewFilter::Valkey(_) => Window::Unbounded,
-            };
-            if refused(create_as.as_ref().map(window_of), None).is_some() {
-                return;
-            }
-            let created = match create_as {
-                None => return ctx.reply_error(errors::NOT_FOUND),
-                Some(NewFilter::Native(spec)) => create(ctx, a, &mut key, spec, None),
-                Some(NewFilter::Valkey(spec)) => create_valkey(ctx, a, &mut key, &spec),
-            };
-            match created {
-                Ok(filter) => filter,
-                Err(text) => {
-                    // The memory limit refused the implicit creation: every item is refused.
-                    stats::BLOOM.work_done(Work {
-                        refused: (a.len() - first) as u64,
-                        ..Work::default()
-                    });
-                    return ctx.reply_error(&text);
-                }
-            }
-        }
+    let Some(filter) = filter_to_add_to(ctx, a, &mut key, &call) else {
+        return;
     };
     let limit = config::max_filter_bytes();
-    if multi {
+    if call.multi {
         ctx.reply_postponed_array();
     }
     let before = filter.gauges();
     let clock_before = filter.time_clock();
-    let now = match (words.at, clock_before) {
+    let now = match (call.words.at, clock_before) {
         (Some(at), _) => at,
         // Only a time window reads the clock (3% of a count window's BF.ADD server time, by perf).
         (None, None) => 0,
@@ -167,11 +132,12 @@ fn add_items(
         (None, Some(clock)) if ctx.is_replayed() => clock,
         (None, Some(_)) => ctx.now_ms(),
     };
+    let first = call.first;
     let (mut replied, mut added) = (0, 0);
     // Argument indexes of the items refused: rare, so no allocation on the usual path.
     let mut refused = Vec::new();
     let items = (first..a.len()).map(|i| a.get(i));
-    filter.add_many(items, now, limit, !words.norefresh, |result| {
+    filter.add_many(items, now, limit, !call.words.norefresh, |result| {
         let at = first + replied;
         replied += 1;
         match result {
@@ -194,22 +160,78 @@ fn add_items(
         ..Work::default()
     };
     stats::BLOOM.value_changed(before, filter.gauges(), work);
-    if multi {
+    if call.multi {
         ctx.set_array_len(replied);
     }
     // A time window's clock travels with the write whenever the write moved it.
     let clock = filter
         .time_clock()
         .filter(|&after| Some(after) != clock_before);
-    replicate_applied(
-        ctx,
-        a,
-        first..first + replied,
-        &refused,
-        clock,
-        words.norefresh,
-    );
-    ctx.notify(event, a, 1);
+    let applied = first..first + replied;
+    replicate_applied(ctx, a, applied, &refused, clock, call.words.norefresh);
+    ctx.notify(call.event, a, 1);
+}
+
+/// The filter an add goes to: the key's, or one created as `call.create_as` says; None when
+/// the add is refused (the reply sent): a key of another type, window words that cannot apply
+/// to the filter, a client's AT outside the clock bounds, NOCREATE on a missing key, or a
+/// creation the memory limit refuses.
+fn filter_to_add_to<'k>(
+    ctx: &Ctx,
+    a: &Args,
+    key: &'k mut Key,
+    call: &AddCall,
+) -> Option<&'k mut Filter> {
+    let words = &call.words;
+    // The window words, then a client's AT against the clocks (a replayed one is the
+    // primary's choice, taken as it is).
+    let refused = |has: Option<Window>, clock: Option<u64>| {
+        let text = words.refusal(has).or_else(|| match (words.at, has) {
+            (Some(at), Some(Window::Time { seconds })) if !ctx.is_replayed() => {
+                at_refusal(at, seconds, ctx.now_ms(), clock, config::at_tolerance())
+            }
+            _ => None,
+        });
+        text.map(|text| ctx.reply_error(&text))
+    };
+    // Asked first, so that the borrow of the value below is the one returned.
+    if !key.is_empty() {
+        return match key.content::<Filter>() {
+            KeyContent::Value(filter) => refused(Some(filter.window()), filter.time_clock())
+                .is_none()
+                .then_some(filter),
+            _ => {
+                ctx.reply_error(errors::WRONG_TYPE);
+                None
+            }
+        };
+    }
+    let window_of = |new: &NewFilter| match new {
+        NewFilter::Native(spec) => spec.window,
+        NewFilter::Valkey(_) => Window::Unbounded,
+    };
+    if refused(call.create_as.as_ref().map(window_of), None).is_some() {
+        return None;
+    }
+    let created = match &call.create_as {
+        None => Err(errors::NOT_FOUND.to_string()),
+        Some(NewFilter::Native(spec)) => create(ctx, a, key, *spec, None),
+        Some(NewFilter::Valkey(spec)) => create_valkey(ctx, a, key, spec),
+    };
+    match created {
+        Ok(filter) => Some(filter),
+        Err(text) => {
+            if call.create_as.is_some() {
+                // The memory limit refused the implicit creation: every item is refused.
+                stats::BLOOM.work_done(Work {
+                    refused: (a.len() - call.first) as u64,
+                    ..Work::default()
+                });
+            }
+            ctx.reply_error(&text);
+            None
+        }
+    }
 }
 
 /// Replicates what an add applied. When every item was taken, the command as received. When

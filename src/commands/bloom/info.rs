@@ -11,18 +11,16 @@ use crate::commands::{with_optional, with_value};
 use crate::ffi::{Args, Ctx};
 use crate::forget;
 use rsbloom_core::args;
+use rsbloom_core::describe::{Summary, WindowSummary};
 use rsbloom_core::errors;
-use rsbloom_core::window::partitioned::Sliding;
-use rsbloom_core::window::rotating::Rotating;
-use rsbloom_core::Window;
-use rsbloom_core::{Filter, Growth};
+use rsbloom_core::{Filter, Window};
 
-/// One BF.INFO field: the option that selects it, its name in the reply, and its value at the
-/// server time `now` (None is a null).
+/// One BF.INFO field: the option that selects it, its name in the reply, and its value from
+/// the kind's summary and the memory (None is a null).
 struct Field {
     option: &'static str,
     name: &'static CStr,
-    value: fn(&Filter, u64) -> Option<i64>,
+    value: fn(&Summary, u64) -> Option<i64>,
 }
 
 /// The fields in reply order.
@@ -30,113 +28,35 @@ const FIELDS: [Field; 5] = [
     Field {
         option: "CAPACITY",
         name: c"Capacity",
-        value: |f, _| {
-            Some(saturate(match f {
-                Filter::Chain(c) => c.capacity(),
-                Filter::Sliding(s) => s.capacity(),
-                Filter::Rotating(r) => r.capacity(),
-                Filter::Valkey(v) => v.capacity(),
-            }))
-        },
+        value: |s, _| Some(saturate(s.capacity)),
     },
     Field {
         option: "SIZE",
         name: c"Size",
-        value: |f, _| Some(saturate(f.memory_usage())),
+        value: |_, memory| Some(saturate(memory)),
     },
     Field {
         option: "FILTERS",
         name: c"Number of filters",
-        value: |f, now| {
-            Some(saturate(match f {
-                Filter::Chain(c) => c.links().len() as u64,
-                Filter::Sliding(s) => live_slices(s, now),
-                Filter::Rotating(r) => r.live_generations(now),
-                Filter::Valkey(v) => v.filters().len() as u64,
-            }))
-        },
+        value: |s, _| Some(saturate(s.filters)),
     },
     Field {
         option: "ITEMS",
         name: c"Number of items inserted",
-        value: |f, now| Some(saturate(f.card(now))),
+        value: |s, _| Some(saturate(s.items)),
     },
     Field {
         option: "EXPANSION",
         name: c"Expansion rate",
-        value: |f, _| match f {
-            Filter::Chain(c) => (!c.is_nonscaling()).then_some(i64::from(c.expansion())),
-            Filter::Sliding(s) => expansion(s.growth()),
-            Filter::Rotating(r) => expansion(r.growth()),
-            Filter::Valkey(v) => (v.expansion() != 0).then_some(i64::from(v.expansion())),
-        },
+        value: |s, _| s.expansion.map(i64::from),
     },
 ];
-
-fn expansion(growth: Growth) -> Option<i64> {
-    match growth {
-        Growth::Fixed => None,
-        Growth::Scaling(n) => Some(i64::from(n)),
-    }
-}
-
-/// Slices a read at `now` looks at.
-fn live_slices(s: &Sliding, now: u64) -> u64 {
-    (s.slices().len() - s.first_live(s.clock_at(now))) as u64
-}
-
-/// What `BF.INFO key WINDOW` says of a window filter of either layout.
-struct WindowView {
-    layout: &'static CStr,
-    kind: Window,
-    /// The window and the slack, in the clock's units (inserts or milliseconds).
-    window: u64,
-    slack: u64,
-    /// Slices (first layout) or generations (rotating) a read looks at.
-    live: u64,
-    items: u64,
-    hashes: u32,
-    /// Whether adds refresh held items (false: `NOREFRESH`).
-    refresh: bool,
-}
-
-impl WindowView {
-    fn of(filter: &Filter, now: u64) -> Option<Self> {
-        match filter {
-            Filter::Chain(_) | Filter::Valkey(_) => None,
-            Filter::Sliding(s) => Some(WindowView {
-                layout: c"age-partitioned",
-                kind: s.kind(),
-                window: s.window(),
-                slack: s.slack(),
-                live: live_slices(s, now),
-                items: s.card(now),
-                hashes: s.hashes(),
-                refresh: true,
-            }),
-            Filter::Rotating(r) => Some(WindowView::rotating(r, now)),
-        }
-    }
-
-    fn rotating(r: &Rotating, now: u64) -> Self {
-        WindowView {
-            layout: c"rotating",
-            kind: r.kind(),
-            window: r.window(),
-            slack: r.slack(),
-            live: r.live_generations(now),
-            items: r.card(now),
-            hashes: r.hashes(),
-            refresh: r.refresh(),
-        }
-    }
-}
 
 /// `BF.INFO key WINDOW`: a map (flat pairs in RESP2) of the window, its unit, the slack in that
 /// unit, the live slices (or generations), the items inside the window, the bits each item
 /// sets, the layout (`rotating`, or `age-partitioned` for a filter of the first layout), and
 /// what an add of a held item does (`Adds`: `refresh`, or `norefresh` in that mode).
-fn reply_window(ctx: &Ctx, w: &WindowView) {
+fn reply_window(ctx: &Ctx, w: &WindowSummary) {
     let (unit, window, slack) = match w.kind {
         Window::Count | Window::Unbounded => (c"items", w.window, w.slack),
         Window::Time { .. } => (c"seconds", w.window / 1000, w.slack.div_ceil(1000)),
@@ -173,7 +93,9 @@ pub fn info(ctx: &Ctx, a: &Args) {
     with_value(ctx, a, false, |filter: &mut Filter| {
         let now = ctx.now_ms();
         forget::note_read(ctx, a, 1, filter, now);
-        let reply_value = |f: &Field| match (f.value)(filter, now) {
+        let summary = filter.summary(now);
+        let memory = filter.memory_usage();
+        let reply_value = |f: &Field| match (f.value)(&summary, memory) {
             Some(n) => ctx.reply_integer(n),
             None => ctx.reply_null(),
         };
@@ -186,7 +108,7 @@ pub fn info(ctx: &Ctx, a: &Args) {
             return;
         }
         if args::is(a.get(2), "WINDOW") {
-            return match WindowView::of(filter, now) {
+            return match filter.window_summary(now) {
                 Some(view) => reply_window(ctx, &view),
                 None => ctx.reply_error(errors::NOT_A_WINDOW),
             };

@@ -11,7 +11,7 @@ use crate::window::partitioned::{self, Sliding};
 
 /// A window filter as a serialised form describes it, before its slices.
 #[derive(Debug, Clone, Copy, PartialEq)]
-pub struct SlidingHeader {
+pub(crate) struct SlidingHeader {
     /// 1: count window (`SLIDING`), 2: time window (`WINDOW`).
     pub kind: u64,
     /// The hash seed.
@@ -49,7 +49,7 @@ pub struct SlidingHeader {
 
 impl SlidingHeader {
     /// Bytes of the ring the header describes (0 for the sliced layout or a bad shape).
-    pub fn ring_bytes(&self) -> u64 {
+    pub(crate) fn ring_bytes(&self) -> u64 {
         match (self.ring, Ring::shape(self.hashes, self.generations)) {
             (true, Some((_, segment_bits))) => {
                 Ring::bytes_for(self.hashes, self.base_bits, segment_bits)
@@ -59,7 +59,7 @@ impl SlidingHeader {
     }
 
     /// The header fields of a filter, as every format writes them.
-    pub fn of(f: &Sliding) -> Self {
+    pub(crate) fn of(f: &Sliding) -> Self {
         SlidingHeader {
             kind: match f.kind {
                 Window::Count | Window::Unbounded => 1,
@@ -90,7 +90,7 @@ impl SlidingHeader {
 /// One slice as a serialised form describes it, before its bits: `bits` is the size of its
 /// own array, 0 for a slice in the ring.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub struct SliceHeader {
+pub(crate) struct SliceHeader {
     /// The slice's number.
     pub generation: u64,
     /// The clock when it became the newest.
@@ -111,7 +111,7 @@ pub struct SliceHeader {
 
 impl SliceHeader {
     /// The header of a live slice.
-    pub fn of(s: &Slice) -> Self {
+    pub(crate) fn of(s: &Slice) -> Self {
         SliceHeader {
             generation: s.generation,
             started: s.started,
@@ -125,12 +125,12 @@ impl SliceHeader {
     }
 
     /// Bytes of the slice's bit array (valid once the builder checked it).
-    pub fn bytes(&self) -> u64 {
+    pub(crate) fn bytes(&self) -> u64 {
         self.bits / 8
     }
 
     /// Its fields in the order every format stores them.
-    pub fn fields(&self) -> [u64; 8] {
+    pub(crate) fn fields(&self) -> [u64; 8] {
         [
             self.generation,
             self.started,
@@ -144,7 +144,7 @@ impl SliceHeader {
     }
 
     /// A slice header from its fields, in [`SliceHeader::fields`]'s order.
-    pub fn from_fields(f: [u64; 8]) -> Self {
+    pub(crate) fn from_fields(f: [u64; 8]) -> Self {
         let [generation, started, ended, count, load, capacity, level, bits] = f;
         SliceHeader {
             generation,
@@ -161,7 +161,7 @@ impl SliceHeader {
 
 /// Builds a decoded window filter slice by slice, checking each before allocating it.
 #[derive(Debug)]
-pub struct SlidingBuilder {
+pub(crate) struct SlidingBuilder {
     filter: Sliding,
     declared: usize,
     bytes: u64,
@@ -169,7 +169,7 @@ pub struct SlidingBuilder {
 
 impl SlidingBuilder {
     /// Starts a window filter: checks every parameter against what [`Sliding::new`] can make.
-    pub fn new(h: SlidingHeader) -> Result<Self, DecodeError> {
+    pub(crate) fn new(h: SlidingHeader) -> Result<Self, DecodeError> {
         let bad = Err(DecodeError::WindowParameters);
         let (kind, growth) = kind_and_growth(h.kind, h.window, h.expansion, h.error)?;
         let time_ok = h.window >= 1000
@@ -244,13 +244,13 @@ impl SlidingBuilder {
 
     /// The ring's bytes for the decoder to fill (empty for the sliced layout); before the
     /// slices.
-    pub fn ring(&mut self) -> &mut [u8] {
+    pub(crate) fn ring(&mut self) -> &mut [u8] {
         self.filter.ring.as_mut().map_or(&mut [], Ring::bytes_mut)
     }
 
     /// Checks a slice and allocates its zeroed bits (refusing, before allocating, slices that
     /// together pass the machine's memory). Returns its bytes for the decoder to fill.
-    pub fn slice(&mut self, h: SliceHeader) -> Result<&mut [u8], DecodeError> {
+    pub(crate) fn slice(&mut self, h: SliceHeader) -> Result<&mut [u8], DecodeError> {
         let slices = &self.filter.slices;
         if slices.len() == self.declared {
             return Err(DecodeError::SliceCount);
@@ -302,7 +302,7 @@ impl SlidingBuilder {
     }
 
     /// The filter, once every slice is in.
-    pub fn finish(mut self) -> Result<Sliding, DecodeError> {
+    pub(crate) fn finish(mut self) -> Result<Sliding, DecodeError> {
         if self.filter.slices.len() != self.declared {
             return Err(DecodeError::SliceCount);
         }

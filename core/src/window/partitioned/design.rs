@@ -13,7 +13,7 @@ use crate::window::partitioned::ring::{Ring, MIN_SEGMENTS};
 /// The false-positive rate of a lookup over slices of the given fills (in lookup order): the
 /// probability that `k` consecutive slices all have the probed bit set, slices independent.
 /// A recurrence over the length of the current run of set bits.
-pub fn window_fpr(k: u32, fills: impl IntoIterator<Item = f64>) -> f64 {
+pub(crate) fn window_fpr(k: u32, fills: impl IntoIterator<Item = f64>) -> f64 {
     let k = k as usize;
     let mut runs = vec![0.0f64; k];
     runs[0] = 1.0;
@@ -38,7 +38,7 @@ pub fn window_fpr(k: u32, fills: impl IntoIterator<Item = f64>) -> f64 {
 
 /// The shape of a window filter: hashes, generations per window, and how full a slice gets.
 #[derive(Debug, Clone, Copy, PartialEq)]
-pub struct Design {
+pub(crate) struct Design {
     /// Bits an item sets, one per slice: `k`.
     pub hashes: u32,
     /// Generations per window: `l`.
@@ -70,7 +70,7 @@ impl Design {
     }
 
     /// Bits per window item, the bits a ring's lines leave unused included.
-    pub fn bits_per_item(&self) -> f64 {
+    pub(crate) fn bits_per_item(&self) -> f64 {
         let (k, l) = (f64::from(self.hashes), f64::from(self.generations));
         let used = Ring::shape(self.hashes.into(), self.generations.into())
             .map_or(1.0, |(segments, bits)| {
@@ -82,7 +82,7 @@ impl Design {
     /// The design with the fewest bits per item whose worst-case rate is at most
     /// [`HEADROOM`] × `error`; None when the rate needs more than [`MAX_SLICE_HASHES`] bits per item.
     /// Takes a few milliseconds (a search over `k`, `l` and the fill), at creation only.
-    pub fn for_error(error: f64) -> Option<Design> {
+    pub(crate) fn for_error(error: f64) -> Option<Design> {
         if !(error > 0.0 && error < 1.0) {
             return None;
         }

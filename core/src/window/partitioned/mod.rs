@@ -22,7 +22,7 @@
 //!
 //! Sizing ([`Design`]): `k`, `l` and the load per bit are searched so that the false-positive
 //! rate, computed exactly over the slices' fills (the "k consecutive set" recurrence of the
-//! paper, [`window_fpr`](crate::window::partitioned::design::window_fpr)), stays under [`HEADROOM`] × the request at the worst moment (just
+//! paper, [`window_fpr`](crate::window::partitioned::design::window_fpr)), stays under [`HEADROOM`](crate::window::common::HEADROOM) × the request at the worst moment (just
 //! before a shift), with the fewest bits per window item and `l >= 4k` (slack at most a quarter
 //! window). `l` is a multiple of `k` so the slices pack into cache lines (below). 1%: k 11,
 //! l 66, 19.9 bits per item; 0.1%: k 14, l 70, 26.4.
@@ -42,14 +42,15 @@
 //! half the fill per step) so the rate holds; the large slices age out with the burst. With
 //! `NONSCALING`, or past the memory limit, the add is refused and nothing changes.
 
-pub mod builder;
-pub mod design;
+pub(crate) mod builder;
+mod describe;
+pub(crate) mod design;
 pub mod limits;
-pub mod lookup;
-pub mod rdb;
-pub mod ring;
-pub mod scandump;
-pub mod write;
+pub(crate) mod lookup;
+pub(crate) mod rdb;
+pub(crate) mod ring;
+pub(crate) mod scandump;
+pub(crate) mod write;
 
 #[cfg(test)]
 mod tests;

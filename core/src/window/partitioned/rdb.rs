@@ -6,7 +6,7 @@ use crate::window::partitioned::ring::Ring;
 use crate::window::partitioned::Sliding;
 
 /// Writes a window filter's fields and slices, after its added count and flags.
-pub fn encode(f: &Sliding, w: &mut impl FieldWriter) {
+pub(crate) fn encode(f: &Sliding, w: &mut impl FieldWriter) {
     let h = SlidingHeader::of(f);
     w.unsigned(h.kind);
     w.unsigned(h.seed);
@@ -37,7 +37,11 @@ pub fn encode(f: &Sliding, w: &mut impl FieldWriter) {
 
 /// Reads a window filter after its added count and flags (`ring`: the blocked layout's flag),
 /// validating every field before it allocates or trusts it.
-pub fn decode(r: &mut impl FieldReader, added: u64, ring: bool) -> Result<Sliding, DecodeError> {
+pub(crate) fn decode(
+    r: &mut impl FieldReader,
+    added: u64,
+    ring: bool,
+) -> Result<Sliding, DecodeError> {
     let kind = r.unsigned()?;
     let seed = r.unsigned()?;
     let error = r.double()?;

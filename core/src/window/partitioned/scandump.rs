@@ -12,7 +12,7 @@ const WINDOW_FIELDS: usize = 1 + 8 + 8 + 3 * 8 + 2 * 4 + 4 * 8;
 const SLICE_HEADER: usize = 64;
 
 /// The window dialect's header.
-pub fn header(f: &Sliding) -> Vec<u8> {
+pub(crate) fn header(f: &Sliding) -> Vec<u8> {
     let h = SlidingHeader::of(f);
     let n = f.slices().len();
     let mut out = Vec::with_capacity(COMMON_HEADER + WINDOW_FIELDS + SLICE_HEADER * n);

@@ -15,7 +15,7 @@ use crate::window::rotating::{Extra, Rotating, Slot, Watch, EMPTY, MAX_EXTRAS};
 
 /// A rotating window filter's own fields, as both formats carry them.
 #[derive(Debug, Clone, Copy, PartialEq)]
-pub struct RotatingHeader {
+pub(crate) struct RotatingHeader {
     /// 1: count window; 2: time window.
     pub kind: u64,
     /// The hash seed.
@@ -49,7 +49,7 @@ pub struct RotatingHeader {
 
 impl RotatingHeader {
     /// A filter's header fields.
-    pub fn of(f: &Rotating) -> Self {
+    pub(crate) fn of(f: &Rotating) -> Self {
         RotatingHeader {
             kind: match f.kind {
                 Window::Time { .. } => 2,
@@ -75,14 +75,14 @@ impl RotatingHeader {
     }
 
     /// Bytes of the interleaved base arrays.
-    pub fn base_bytes(&self) -> u64 {
+    pub(crate) fn base_bytes(&self) -> u64 {
         Rotating::base_bytes(self.blocks, self.generations as u32)
     }
 }
 
 /// A slot's fields: its generation, base load and limit, and how many extras follow.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub struct SlotHeader {
+pub(crate) struct SlotHeader {
     /// Its generation number ([`EMPTY`] if none).
     pub generation: u64,
     /// Items in its base array.
@@ -95,7 +95,7 @@ pub struct SlotHeader {
 
 impl SlotHeader {
     /// A slot's fields.
-    pub fn of(s: &Slot) -> Self {
+    pub(crate) fn of(s: &Slot) -> Self {
         SlotHeader {
             generation: s.generation,
             load: s.load,
@@ -107,7 +107,7 @@ impl SlotHeader {
 
 /// An extra array's fields.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub struct ExtraHeader {
+pub(crate) struct ExtraHeader {
     /// Bits per item in its block.
     pub hashes: u64,
     /// Blocks.
@@ -120,7 +120,7 @@ pub struct ExtraHeader {
 
 impl ExtraHeader {
     /// An extra array's fields.
-    pub fn of(e: &Extra) -> Self {
+    pub(crate) fn of(e: &Extra) -> Self {
         ExtraHeader {
             hashes: u64::from(e.hashes),
             blocks: e.blocks,
@@ -130,7 +130,7 @@ impl ExtraHeader {
     }
 
     /// Bytes of its bits.
-    pub fn bytes(&self) -> u64 {
+    pub(crate) fn bytes(&self) -> u64 {
         self.blocks.saturating_mul(BLOCK_BITS / 8)
     }
 }
@@ -138,7 +138,7 @@ impl ExtraHeader {
 /// Builds a decoded rotating window filter: the header, then each slot in order with its
 /// extras, checking each before allocating it.
 #[derive(Debug)]
-pub struct RotatingBuilder {
+pub(crate) struct RotatingBuilder {
     filter: Rotating,
     /// Slots read so far.
     slots: usize,
@@ -150,7 +150,7 @@ pub struct RotatingBuilder {
 impl RotatingBuilder {
     /// Starts a filter: checks every parameter against what [`Rotating::new`] can make, and
     /// allocates the base arrays (zeroed) once they fit the machine.
-    pub fn new(h: RotatingHeader) -> Result<Self, DecodeError> {
+    pub(crate) fn new(h: RotatingHeader) -> Result<Self, DecodeError> {
         let bad = Err(DecodeError::WindowParameters);
         let (kind, growth) = kind_and_growth(h.kind, h.window, h.expansion, h.error)?;
         if h.hashes == 0 || h.hashes > u64::from(MAX_BLOCK_HASHES) {
@@ -213,13 +213,13 @@ impl RotatingBuilder {
     }
 
     /// The base arrays' bytes for the decoder to fill; before the slots.
-    pub fn base(&mut self) -> &mut [u8] {
+    pub(crate) fn base(&mut self) -> &mut [u8] {
         lines::bytes_mut(&mut self.filter.base)
     }
 
     /// Checks the next slot: its generation belongs to its place and is not past the clock,
     /// and extras only where a time window grows.
-    pub fn slot(&mut self, h: SlotHeader) -> Result<(), DecodeError> {
+    pub(crate) fn slot(&mut self, h: SlotHeader) -> Result<(), DecodeError> {
         let f = &self.filter;
         let count = u64::from(f.generations) + 1;
         if self.owed != 0 || self.slots as u64 == count {
@@ -246,7 +246,7 @@ impl RotatingBuilder {
     /// Checks the current slot's next extra array and allocates its zeroed bits (refusing,
     /// before allocating, arrays that together pass the machine's memory). Returns its bytes
     /// for the decoder to fill.
-    pub fn extra(&mut self, h: ExtraHeader) -> Result<&mut [u8], DecodeError> {
+    pub(crate) fn extra(&mut self, h: ExtraHeader) -> Result<&mut [u8], DecodeError> {
         if self.owed == 0 {
             return Err(DecodeError::SliceCount);
         }
@@ -274,7 +274,7 @@ impl RotatingBuilder {
     }
 
     /// The filter, once every slot and extra is in.
-    pub fn finish(mut self) -> Result<Rotating, DecodeError> {
+    pub(crate) fn finish(mut self) -> Result<Rotating, DecodeError> {
         if self.owed != 0 || self.slots != self.filter.generations as usize + 1 {
             return Err(DecodeError::SliceCount);
         }

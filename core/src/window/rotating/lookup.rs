@@ -14,7 +14,7 @@ pub(crate) struct Probe {
 
 /// Items a batch prepares ahead: each is `r + 1` lines in flight (the chains' 16 items are
 /// about as many lines).
-pub const DEPTH: usize = 8;
+pub(crate) const DEPTH: usize = 8;
 
 impl Rotating {
     /// An item's hash under this filter's seed.

@@ -29,12 +29,13 @@
 //! `1/(r+1)` share of the rate left under [`BURST_CEILING`]), and the extras go with their
 //! generation.
 
-pub mod builder;
+pub(crate) mod builder;
+mod describe;
 pub mod design;
-pub mod lookup;
-pub mod rdb;
-pub mod scandump;
-pub mod write;
+pub(crate) mod lookup;
+pub(crate) mod rdb;
+pub(crate) mod scandump;
+pub(crate) mod write;
 
 #[cfg(test)]
 mod tests;

@@ -7,7 +7,7 @@ use crate::window::rotating::Rotating;
 
 /// Writes a rotating window filter's fields, base arrays, then each slot with its extras,
 /// after its added count and flags.
-pub fn encode(f: &Rotating, w: &mut impl FieldWriter) {
+pub(crate) fn encode(f: &Rotating, w: &mut impl FieldWriter) {
     let h = RotatingHeader::of(f);
     w.unsigned(h.kind);
     w.unsigned(h.seed);
@@ -43,7 +43,7 @@ pub fn encode(f: &Rotating, w: &mut impl FieldWriter) {
 
 /// Reads a rotating window filter after its added count and flags (`refresh`: without the
 /// `NOREFRESH` flag), validating every field before it allocates or trusts it.
-pub fn decode(
+pub(crate) fn decode(
     r: &mut impl FieldReader,
     added: u64,
     refresh: bool,

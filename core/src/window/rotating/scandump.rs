@@ -16,7 +16,7 @@ const EXTRA: usize = 4 + 3 * 8;
 
 /// The header: the common fields (the array count where a chain has its links), the filter's
 /// fields, then each slot's and each of its extras'.
-pub fn header(f: &Rotating) -> Vec<u8> {
+pub(crate) fn header(f: &Rotating) -> Vec<u8> {
     let h = RotatingHeader::of(f);
     let extras: usize = f.slots().iter().map(|s| s.extras.len()).sum();
     let mut out =
