@@ -64,8 +64,8 @@ impl Filter {
     pub fn window(&self) -> Window {
         match self {
             Filter::Chain(_) | Filter::Valkey(_) => Window::Unbounded,
-            Filter::Sliding(s) => s.kind(),
-            Filter::Rotating(r) => r.kind(),
+            Filter::Sliding(s) => s.base().kind(),
+            Filter::Rotating(r) => r.base().kind(),
         }
     }
 
@@ -73,8 +73,12 @@ impl Filter {
     /// so replicate it); None for the other kinds.
     pub fn time_clock(&self) -> Option<u64> {
         match self {
-            Filter::Sliding(s) if matches!(s.kind(), Window::Time { .. }) => Some(s.clock()),
-            Filter::Rotating(r) if matches!(r.kind(), Window::Time { .. }) => Some(r.clock()),
+            Filter::Sliding(s) if matches!(s.base().kind(), Window::Time { .. }) => {
+                Some(s.base().clock())
+            }
+            Filter::Rotating(r) if matches!(r.base().kind(), Window::Time { .. }) => {
+                Some(r.base().clock())
+            }
             _ => None,
         }
     }
@@ -157,8 +161,8 @@ impl Filter {
     pub fn added(&self) -> u64 {
         match self {
             Filter::Chain(c) => c.items(),
-            Filter::Sliding(s) => s.added(),
-            Filter::Rotating(r) => r.added(),
+            Filter::Sliding(s) => s.base().added(),
+            Filter::Rotating(r) => r.base().added(),
             Filter::Valkey(v) => v.items(),
         }
     }

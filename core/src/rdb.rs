@@ -87,12 +87,12 @@ pub fn encode(filter: &Filter, w: &mut impl FieldWriter) {
             bloom::rdb::encode(chain, w);
         }
         Filter::Sliding(sliding) => {
-            w.unsigned(sliding.added());
+            w.unsigned(sliding.base().added());
             w.unsigned(FLAG_WINDOW | flag(sliding.ring().is_some(), FLAG_RING));
             partitioned::rdb::encode(sliding, w);
         }
         Filter::Rotating(rotating) => {
-            w.unsigned(rotating.added());
+            w.unsigned(rotating.base().added());
             w.unsigned(FLAG_WINDOW | FLAG_ROTATING | flag(!rotating.refresh(), FLAG_NOREFRESH));
             rotating::rdb::encode(rotating, w);
         }

@@ -216,10 +216,10 @@ pub fn check_rotating(f: &Rotating, limit: u64) {
             assert!(e.load <= e.capacity && e.blocks >= 1);
         }
     }
-    for now in window_clocks(f.clock(), f.window()) {
+    for now in window_clocks(f.base().clock(), f.base().window()) {
         let _ = f.next_forget(now);
     }
-    reads_and_writes_at_any_clock(Filter::from(f.clone()), f.clock(), f.window(), limit);
+    reads_and_writes_at_any_clock(Filter::from(f.clone()), f.base().clock(), f.base().window(), limit);
 }
 
 /// A window filter that loaded: its slices hold together, and reads and writes at any clock
@@ -231,7 +231,7 @@ pub fn check_sliding(f: &Sliding, limit: u64) {
         assert_eq!(s.ended == OPEN, i + 1 == slices.len(), "open generation");
         assert!(s.count <= s.load && s.load <= s.capacity);
     }
-    reads_and_writes_at_any_clock(Filter::from(f.clone()), f.clock(), f.window(), limit);
+    reads_and_writes_at_any_clock(Filter::from(f.clone()), f.base().clock(), f.base().window(), limit);
 }
 
 /// The clocks a loaded window filter is tried at: none, its own, a window on, the latest.

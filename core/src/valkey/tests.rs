@@ -10,7 +10,7 @@ use crate::codec::{Field, FieldSlice};
 use crate::outcome::AddOutcome;
 use crate::spec::{FilterSpec, Growth, Window};
 use crate::valkey::filter::FIXED_SEED;
-use crate::valkey::{load, rdb, scandump, ValkeyBloom, ValkeySpec};
+use crate::valkey::{load, rdb, ValkeyBloom, ValkeySpec};
 use crate::{scandump as stream, Filter};
 
 fn fixtures() -> PathBuf {

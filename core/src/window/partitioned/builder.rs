@@ -3,8 +3,8 @@
 
 use crate::codec::{machine_memory, DecodeError};
 use crate::sizing::MAX_LINK_BITS;
-use crate::spec::{Growth, Window};
-use crate::window::common::{kind_and_growth, MAX_CLOCK};
+use crate::spec::Window;
+use crate::window::common::{WindowHead, MAX_CLOCK};
 use crate::window::partitioned::limits::OPEN;
 use crate::window::partitioned::ring::{Ring, Slice};
 use crate::window::partitioned::{self, Sliding};
@@ -12,18 +12,9 @@ use crate::window::partitioned::{self, Sliding};
 /// A window filter as a serialised form describes it, before its slices.
 #[derive(Debug, Clone, Copy, PartialEq)]
 pub(crate) struct SlidingHeader {
-    /// 1: count window (`SLIDING`), 2: time window (`WINDOW`).
-    pub kind: u64,
-    /// The hash seed.
-    pub seed: u64,
-    /// The requested error rate.
-    pub error: f64,
-    /// Items a window holds.
-    pub capacity: u64,
-    /// The window, in clock units (inserts or milliseconds).
-    pub window: u64,
-    /// A time window's generation length in milliseconds (0 for a count window).
-    pub span: u64,
+    /// The fields every window filter starts with (its `span`: a time window's generation
+    /// length in milliseconds, 0 for a count window).
+    pub head: WindowHead,
     /// Bits each item sets (`k`).
     pub hashes: u64,
     /// Generations per window (`l`).
@@ -61,25 +52,14 @@ impl SlidingHeader {
     /// The header fields of a filter, as every format writes them.
     pub(crate) fn of(f: &Sliding) -> Self {
         SlidingHeader {
-            kind: match f.kind {
-                Window::Count | Window::Unbounded => 1,
-                Window::Time { .. } => 2,
-            },
-            seed: f.seed,
-            error: f.error,
-            capacity: f.capacity,
-            window: f.window,
-            span: f.span,
+            head: WindowHead::of(&f.base, f.span),
             hashes: u64::from(f.hashes),
             generations: u64::from(f.generations),
             base_capacity: f.base_capacity,
             base_bits: f.base_bits,
-            expansion: match f.growth {
-                Growth::Fixed => 0,
-                Growth::Scaling(n) => u64::from(n),
-            },
-            clock: f.clock,
-            added: f.added,
+            expansion: f.base.stored_expansion(),
+            clock: f.base.clock,
+            added: f.base.added,
             next_generation: f.next_generation,
             slices: f.slices.len() as u64,
             ring: f.ring.is_some(),
@@ -171,17 +151,15 @@ impl SlidingBuilder {
     /// Starts a window filter: checks every parameter against what [`Sliding::new`] can make.
     pub(crate) fn new(h: SlidingHeader) -> Result<Self, DecodeError> {
         let bad = Err(DecodeError::WindowParameters);
-        let (kind, growth) = kind_and_growth(h.kind, h.window, h.expansion, h.error)?;
-        let time_ok = h.window >= 1000
-            && h.window <= Window::MAX_SECONDS * 1000
-            && h.span >= 1
-            && h.span <= h.window;
-        let shape_ok = match kind {
-            Window::Count | Window::Unbounded => h.window == h.capacity && h.span == 0,
+        let base = h.head.base(h.expansion, h.clock, h.added)?;
+        let WindowHead { window, span, .. } = h.head;
+        let time_ok =
+            (1000..=Window::MAX_SECONDS * 1000).contains(&window) && span >= 1 && span <= window;
+        let shape_ok = match base.kind {
+            Window::Count | Window::Unbounded => window == base.capacity && span == 0,
             Window::Time { .. } => time_ok,
         };
         if !shape_ok
-            || h.capacity == 0
             || h.hashes == 0
             || h.hashes > u64::from(partitioned::limits::MAX_SLICE_HASHES)
             || h.generations == 0
@@ -192,7 +170,6 @@ impl SlidingBuilder {
             || h.base_capacity < h.hashes
             || h.base_bits == 0
             || h.base_bits > MAX_LINK_BITS
-            || h.clock > MAX_CLOCK
             || h.next_generation > MAX_CLOCK
         {
             return bad;
@@ -216,19 +193,12 @@ impl SlidingBuilder {
         }
         Ok(SlidingBuilder {
             filter: Sliding {
-                kind,
-                seed: h.seed,
-                error: h.error,
-                capacity: h.capacity,
-                window: h.window,
-                span: h.span,
+                base,
+                span,
                 hashes: h.hashes as u32,
                 generations: h.generations as u32,
                 base_capacity: h.base_capacity,
                 base_bits: h.base_bits,
-                growth,
-                clock: h.clock,
-                added: h.added,
                 next_generation: h.next_generation,
                 slices: Vec::with_capacity(n as usize),
                 ring: match h.ring {

@@ -15,10 +15,10 @@ impl Sliding {
     /// "filters", the items inside the window.
     pub fn summary(&self, now: u64) -> Summary {
         Summary {
-            capacity: self.capacity(),
+            capacity: self.base.capacity,
             filters: self.live_slices(now),
             items: self.card(now),
-            expansion: expansion(self.growth()),
+            expansion: expansion(self.base.growth),
         }
     }
 
@@ -26,8 +26,8 @@ impl Sliding {
     pub fn window_summary(&self, now: u64) -> WindowSummary {
         WindowSummary {
             layout: c"age-partitioned",
-            kind: self.kind(),
-            window: self.window(),
+            kind: self.base.kind,
+            window: self.base.window,
             slack: self.slack(),
             live: self.live_slices(now),
             items: self.card(now),
@@ -47,8 +47,8 @@ impl Sliding {
         let head = format!(
             "size:{} window:{} unit:{} clock:{clock} hashes:{} generations:{}",
             self.card(now),
-            self.window(),
-            clock_unit(self.kind()),
+            self.base.window,
+            clock_unit(self.base.kind),
             self.hashes(),
             self.generations()
         );

@@ -72,7 +72,7 @@ impl Sliding {
     #[inline]
     /// An item's hash under this filter's seed.
     pub fn hash(&self, item: &[u8]) -> ItemHash {
-        ItemHash::native(item, self.seed)
+        ItemHash::native(item, self.base.seed)
     }
 
     /// The item's bit in `slice`: its word (in the slice's own array, or in the ring's) and

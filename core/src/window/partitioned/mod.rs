@@ -59,8 +59,8 @@ use crate::defrag::Defrag;
 use crate::memory::allocated;
 use crate::outcome::FilterError;
 use crate::sizing::MAX_LINK_BITS;
-use crate::spec::{FilterSpec, Growth, Window};
-use crate::window::common::MAX_CLOCK;
+use crate::spec::{FilterSpec, Window};
+use crate::window::common::{WindowBase, MAX_CLOCK};
 use crate::window::partitioned::design::Design;
 use crate::window::partitioned::limits::OPEN;
 use crate::window::partitioned::ring::{Ring, Slice, Storage};
@@ -70,14 +70,8 @@ use crate::window::partitioned::ring::{Ring, Slice, Storage};
 /// between them own its invariants.
 #[derive(Debug, Clone, PartialEq)]
 pub struct Sliding {
-    pub(super) kind: Window,
-    pub(super) seed: u64,
-    /// The requested false-positive rate.
-    pub(super) error: f64,
-    /// Items a window holds.
-    pub(super) capacity: u64,
-    /// The window in clock units: inserts (`capacity`) or milliseconds.
-    pub(super) window: u64,
+    /// What it is beyond its layout (window, seed, rate, capacity, growth, clock, count).
+    pub(crate) base: WindowBase,
     /// Milliseconds a time window's generation lasts at most (0 for a count window).
     pub(super) span: u64,
     pub(super) hashes: u32,
@@ -85,12 +79,6 @@ pub struct Sliding {
     /// The load capacity and bits of a base slice.
     pub(super) base_capacity: u64,
     pub(super) base_bits: u64,
-    /// How a time window grows past its capacity (`Fixed` for a count window).
-    pub(super) growth: Growth,
-    /// The latest clock a write happened at.
-    pub(super) clock: u64,
-    /// Items added (not re-added) since creation: the module's item gauge.
-    pub(super) added: u64,
     pub(super) next_generation: u64,
     /// Oldest first.
     pub(super) slices: Vec<Slice>,
@@ -122,13 +110,10 @@ impl Sliding {
     /// first add.
     pub fn new(spec: &FilterSpec, seed: u64, max_bytes: u64) -> Result<Self, FilterError> {
         let design = Design::for_error(spec.error).ok_or(FilterError::CannotGrow)?;
-        let (kind, window, span, growth) = match spec.window {
-            Window::Unbounded | Window::Count => (Window::Count, spec.capacity, 0, Growth::Fixed),
-            Window::Time { seconds } => {
-                let window = seconds * 1000;
-                let span = window.div_ceil(u64::from(design.generations));
-                (Window::Time { seconds }, window, span, spec.growth)
-            }
+        let base = WindowBase::for_spec(spec, seed);
+        let span = match base.kind {
+            Window::Unbounded | Window::Count => 0,
+            Window::Time { .. } => base.window.div_ceil(u64::from(design.generations)),
         };
         let generation_items = spec.capacity.div_ceil(u64::from(design.generations));
         let base_capacity = generation_items
@@ -150,19 +135,12 @@ impl Sliding {
             });
         }
         Ok(Sliding {
-            kind,
-            seed,
-            error: spec.error,
-            capacity: spec.capacity,
-            window,
+            base,
             span,
             hashes: design.hashes,
             generations: design.generations,
             base_capacity,
             base_bits,
-            growth,
-            clock: 0,
-            added: 0,
             next_generation: 0,
             // The steady state's k + l slices, without the doubling of a growing VecDeque.
             slices: Vec::with_capacity((k + l) as usize),
@@ -170,6 +148,11 @@ impl Sliding {
             ring: Some(Ring::new(k, l, base_bits)?),
             own_arrays: false,
         })
+    }
+
+    /// What it is beyond its layout: its window, seed, rate, capacity, growth, clock, count.
+    pub fn base(&self) -> &WindowBase {
+        &self.base
     }
 
     /// Notes whether some slice has its own array, for a lookup to prefetch those slices'
@@ -180,33 +163,13 @@ impl Sliding {
         self.own_arrays = self.slices.iter().any(|slice| !slice.in_ring());
     }
 
-    /// The window: `Count` (SLIDING) or `Time` (WINDOW).
-    pub fn kind(&self) -> Window {
-        self.kind
-    }
-
-    /// The hash seed.
-    pub fn seed(&self) -> u64 {
-        self.seed
-    }
-
-    /// Items a window holds.
-    pub fn capacity(&self) -> u64 {
-        self.capacity
-    }
-
-    /// The window, in inserts (count window) or milliseconds (time window).
-    pub fn window(&self) -> u64 {
-        self.window
-    }
-
     /// The most an item outlives the window, in the same unit: `k` base generations. An item
     /// is found until the oldest of its `k` slices goes (at most one generation past the
     /// window), then reads present less and less often (a run of `k` set bits then needs
     /// newer slices' bits set by chance, about half of them are), and once its newest slice
     /// goes, no more often than a never-added item.
     pub fn slack(&self) -> u64 {
-        let generation = match self.kind {
+        let generation = match self.base.kind {
             Window::Count | Window::Unbounded => self.base_capacity / u64::from(self.hashes),
             Window::Time { .. } => self.span,
         };
@@ -221,21 +184,6 @@ impl Sliding {
     /// Generations per window (`l`).
     pub fn generations(&self) -> u32 {
         self.generations
-    }
-
-    /// How a time window grows in a burst (`Fixed` with NONSCALING).
-    pub fn growth(&self) -> Growth {
-        self.growth
-    }
-
-    /// The latest clock a write happened at.
-    pub fn clock(&self) -> u64 {
-        self.clock
-    }
-
-    /// Items added since creation (re-adds not counted).
-    pub fn added(&self) -> u64 {
-        self.added
     }
 
     /// Every slice held, oldest first, live or not.
@@ -289,9 +237,9 @@ impl Sliding {
     /// for a time window, `now`, but never before the latest write, so a clock that steps back
     /// neither resurrects forgotten items nor stamps new ones in the past.
     pub fn clock_at(&self, now: u64) -> u64 {
-        match self.kind {
-            Window::Count | Window::Unbounded => self.clock,
-            Window::Time { .. } => self.clock.max(now.min(MAX_CLOCK)),
+        match self.base.kind {
+            Window::Count | Window::Unbounded => self.base.clock,
+            Window::Time { .. } => self.base.clock.max(now.min(MAX_CLOCK)),
         }
     }
 
@@ -299,7 +247,7 @@ impl Sliding {
     /// window ends after its span; the newest of a count window, never by itself).
     pub(super) fn end_of(&self, i: usize) -> u64 {
         let slice = &self.slices[i];
-        match (slice.ended, self.kind) {
+        match (slice.ended, self.base.kind) {
             (OPEN, Window::Time { .. }) => slice.started.saturating_add(self.span),
             (ended, _) => ended,
         }
@@ -314,7 +262,7 @@ impl Sliding {
         (0..n)
             .find(|&i| {
                 self.end_of((i + k - 1).min(n - 1))
-                    .saturating_add(self.window)
+                    .saturating_add(self.base.window)
                     > clock
             })
             .unwrap_or(n)
@@ -325,7 +273,7 @@ impl Sliding {
     pub fn card(&self, now: u64) -> u64 {
         let clock = self.clock_at(now);
         (self.first_live(clock)..self.slices.len())
-            .filter(|&i| self.end_of(i).saturating_add(self.window) > clock)
+            .filter(|&i| self.end_of(i).saturating_add(self.base.window) > clock)
             .fold(0u64, |sum, i| sum.saturating_add(self.slices[i].count))
     }
 }

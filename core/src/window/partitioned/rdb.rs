@@ -1,6 +1,7 @@
 //! A window filter's fields in rsbloom's RDB value (the layout is in [`crate::rdb`]).
 
 use crate::codec::{read_pieces, write_pieces, DecodeError, FieldReader, FieldWriter};
+use crate::window::common::WindowHead;
 use crate::window::partitioned::builder::{SliceHeader, SlidingBuilder, SlidingHeader};
 use crate::window::partitioned::ring::Ring;
 use crate::window::partitioned::Sliding;
@@ -8,13 +9,8 @@ use crate::window::partitioned::Sliding;
 /// Writes a window filter's fields and slices, after its added count and flags.
 pub(crate) fn encode(f: &Sliding, w: &mut impl FieldWriter) {
     let h = SlidingHeader::of(f);
-    w.unsigned(h.kind);
-    w.unsigned(h.seed);
-    w.double(h.error);
+    h.head.write(w);
     for v in [
-        h.capacity,
-        h.window,
-        h.span,
         h.hashes,
         h.generations,
         h.base_capacity,
@@ -42,17 +38,10 @@ pub(crate) fn decode(
     added: u64,
     ring: bool,
 ) -> Result<Sliding, DecodeError> {
-    let kind = r.unsigned()?;
-    let seed = r.unsigned()?;
-    let error = r.double()?;
+    let head = WindowHead::read(r)?;
     let mut next = || r.unsigned();
     let header = SlidingHeader {
-        kind,
-        seed,
-        error,
-        capacity: next()?,
-        window: next()?,
-        span: next()?,
+        head,
         hashes: next()?,
         generations: next()?,
         base_capacity: next()?,

@@ -3,11 +3,12 @@
 use crate::codec::DecodeError;
 use crate::scandump::engine::{check_limit, DumpError, Fields};
 use crate::scandump::options::{COMMON_HEADER, OPT_RING, WINDOW_OPTIONS};
+use crate::window::common::WindowHead;
 use crate::window::partitioned::builder::{SliceHeader, SlidingBuilder, SlidingHeader};
 use crate::window::partitioned::Sliding;
 
 /// Bytes of the window's own fields after the common 20.
-const WINDOW_FIELDS: usize = 1 + 8 + 8 + 3 * 8 + 2 * 4 + 4 * 8;
+const WINDOW_FIELDS: usize = WindowHead::DUMP_BYTES + 2 * 4 + 4 * 8;
 /// Bytes of one slice's header.
 const SLICE_HEADER: usize = 64;
 
@@ -21,12 +22,7 @@ pub(crate) fn header(f: &Sliding) -> Vec<u8> {
     let ring = if h.ring { OPT_RING } else { 0 };
     out.extend_from_slice(&(WINDOW_OPTIONS | ring).to_le_bytes());
     out.extend_from_slice(&(h.expansion as u32).to_le_bytes());
-    out.push(h.kind as u8);
-    out.extend_from_slice(&h.seed.to_le_bytes());
-    out.extend_from_slice(&h.error.to_le_bytes());
-    for v in [h.capacity, h.window, h.span] {
-        out.extend_from_slice(&v.to_le_bytes());
-    }
+    h.head.dump(&mut out);
     out.extend_from_slice(&(h.hashes as u32).to_le_bytes());
     out.extend_from_slice(&(h.generations as u32).to_le_bytes());
     for v in [h.base_capacity, h.base_bits, h.clock, h.next_generation] {
@@ -54,12 +50,7 @@ pub(crate) fn from_header(
         return Err(DumpError::from(DecodeError::HeaderLength));
     }
     let header = SlidingHeader {
-        kind: u64::from(f.u8()),
-        seed: f.u64(),
-        error: f.f64(),
-        capacity: f.u64(),
-        window: f.u64(),
-        span: f.u64(),
+        head: WindowHead::undump(&mut f),
         hashes: u64::from(f.u32()),
         generations: u64::from(f.u32()),
         base_capacity: f.u64(),

@@ -167,13 +167,13 @@ impl Sliding {
         if let Some(newest) = self.slices.last_mut() {
             newest.count += 1;
         }
-        if !matches!(self.kind, Window::Time { .. }) {
-            self.clock = (self.clock + 1).min(MAX_CLOCK);
+        if !matches!(self.base.kind, Window::Time { .. }) {
+            self.base.clock = (self.base.clock + 1).min(MAX_CLOCK);
         }
         Ok(if exists {
             AddOutcome::Present
         } else {
-            self.added = self.added.saturating_add(1);
+            self.base.added = self.base.added.saturating_add(1);
             AddOutcome::Added
         })
     }
@@ -189,7 +189,7 @@ impl Sliding {
     fn next_shift(&self, clock: u64) -> Option<Shift> {
         let newest = self.slices.last()?;
         let k = self.hashes as usize;
-        if matches!(self.kind, Window::Time { .. })
+        if matches!(self.base.kind, Window::Time { .. })
             && newest.started.saturating_add(self.span) <= clock
         {
             Some(Shift::Time)
@@ -210,7 +210,7 @@ impl Sliding {
     /// must end. On a refusal every step is undone.
     fn make_room(&mut self, clock: u64, max_bytes: u64) -> Result<(), FilterError> {
         let mut undo = Undo {
-            clock: self.clock,
+            clock: self.base.clock,
             next_generation: self.next_generation,
             dropped: Vec::new(),
             pushed: 0,
@@ -235,7 +235,7 @@ impl Sliding {
                 newest.ended = OPEN;
             }
             self.slices.splice(0..0, undo.dropped);
-            self.clock = undo.clock;
+            self.base.clock = undo.clock;
             self.next_generation = undo.next_generation;
         }
         if slices_changed {
@@ -250,7 +250,7 @@ impl Sliding {
         max_bytes: u64,
         undo: &mut Undo,
     ) -> Result<(), FilterError> {
-        self.clock = clock;
+        self.base.clock = clock;
         // Expired slices go at a shift (or all at once when none is live): a read skips them
         // meanwhile, and a count window keeps exactly k + l slices in its steady state.
         if self.first_live(clock) == self.slices.len() {
@@ -283,7 +283,7 @@ impl Sliding {
     }
 
     fn drop_expired(&mut self, undo: &mut Undo) {
-        let expired = self.first_live(self.clock);
+        let expired = self.first_live(self.base.clock);
         undo.dropped.extend(self.slices.drain(..expired));
     }
 
@@ -362,7 +362,7 @@ impl Sliding {
     ) -> Result<(), FilterError> {
         let newest = self.slices.last().expect("shift needs a newest slice");
         let newest_level = newest.level;
-        let (level, fixed) = match (self.kind, self.growth) {
+        let (level, fixed) = match (self.base.kind, self.base.growth) {
             (Window::Count | Window::Unbounded, _) => (0, true),
             (Window::Time { .. }, Growth::Fixed) => (0, true),
             (Window::Time { .. }, Growth::Scaling(_)) => match cause {
@@ -406,7 +406,7 @@ impl Sliding {
             return Err(FilterError::CannotGrow);
         }
         if fixed
-            && matches!(self.kind, Window::Time { .. })
+            && matches!(self.base.kind, Window::Time { .. })
             && self.slices.len() >= (self.hashes + self.generations) as usize
         {
             return Err(FilterError::WindowFull);
@@ -427,7 +427,7 @@ impl Sliding {
     /// worst-case rate over the live slices (each at the most it may take before the next
     /// shift) is within [`HEADROOM`] of the request.
     fn grown_slice(&self, level: u32) -> Result<(u64, u64), FilterError> {
-        let Growth::Scaling(expansion) = self.growth else {
+        let Growth::Scaling(expansion) = self.base.growth else {
             unreachable!("only a scaling time window grows");
         };
         let capacity = u64::from(expansion)
@@ -450,7 +450,7 @@ impl Sliding {
                 fill(load, s.bit_count())
             })
             .collect();
-        let target = self.error * HEADROOM;
+        let target = self.base.error * HEADROOM;
         let mut load_per_bit = base_load_per_bit;
         for step in 0..MAX_FILL_STEPS {
             // A base slice at the base fill is the ring's size, and goes there.

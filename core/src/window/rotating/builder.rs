@@ -6,8 +6,7 @@ use crate::codec::{machine_memory, DecodeError};
 use crate::lines;
 use crate::sizing::MAX_LINK_BITS;
 use crate::spec::{Growth, Window};
-use crate::window::common::kind_and_growth;
-use crate::window::common::MAX_CLOCK;
+use crate::window::common::WindowHead;
 use crate::window::rotating::design::{
     BLOCK_BITS, MAX_BLOCK_HASHES, MAX_GENERATIONS, MIN_GENERATIONS,
 };
@@ -16,18 +15,8 @@ use crate::window::rotating::{Extra, Rotating, Slot, Watch, EMPTY, MAX_EXTRAS};
 /// A rotating window filter's own fields, as both formats carry them.
 #[derive(Debug, Clone, Copy, PartialEq)]
 pub(crate) struct RotatingHeader {
-    /// 1: count window; 2: time window.
-    pub kind: u64,
-    /// The hash seed.
-    pub seed: u64,
-    /// The requested rate.
-    pub error: f64,
-    /// Items a window holds.
-    pub capacity: u64,
-    /// The window, in inserts or milliseconds.
-    pub window: u64,
-    /// Clock units per generation.
-    pub span: u64,
+    /// The fields every window filter starts with (its `span`: clock units per generation).
+    pub head: WindowHead,
     /// Generations per window (`r`).
     pub generations: u64,
     /// Bits per item in a base array's block.
@@ -51,25 +40,14 @@ impl RotatingHeader {
     /// A filter's header fields.
     pub(crate) fn of(f: &Rotating) -> Self {
         RotatingHeader {
-            kind: match f.kind {
-                Window::Time { .. } => 2,
-                Window::Count | Window::Unbounded => 1,
-            },
-            seed: f.seed,
-            error: f.error,
-            capacity: f.capacity,
-            window: f.window,
-            span: f.span,
+            head: WindowHead::of(&f.base, f.span),
             generations: u64::from(f.generations),
             hashes: u64::from(f.hashes),
             blocks: f.blocks,
             generation_items: f.generation_items,
-            expansion: match f.growth {
-                Growth::Fixed => 0,
-                Growth::Scaling(n) => u64::from(n),
-            },
-            clock: f.clock,
-            added: f.added,
+            expansion: f.base.stored_expansion(),
+            clock: f.base.clock,
+            added: f.base.added,
             refresh: f.refresh,
         }
     }
@@ -152,27 +130,25 @@ impl RotatingBuilder {
     /// allocates the base arrays (zeroed) once they fit the machine.
     pub(crate) fn new(h: RotatingHeader) -> Result<Self, DecodeError> {
         let bad = Err(DecodeError::WindowParameters);
-        let (kind, growth) = kind_and_growth(h.kind, h.window, h.expansion, h.error)?;
+        let base = h.head.base(h.expansion, h.clock, h.added)?;
+        let WindowHead { window, span, .. } = h.head;
         if h.hashes == 0 || h.hashes > u64::from(MAX_BLOCK_HASHES) {
             return Err(DecodeError::HashCount);
         }
         let r = h.generations;
         if !(u64::from(MIN_GENERATIONS)..=u64::from(MAX_GENERATIONS)).contains(&r)
-            || h.capacity == 0
-            || h.generation_items != h.capacity.div_ceil(r)
-            || h.clock > MAX_CLOCK
+            || h.generation_items != base.capacity.div_ceil(r)
         {
             return bad;
         }
-        let shape_ok = match kind {
+        let shape_ok = match base.kind {
             Window::Count | Window::Unbounded => {
-                h.window == h.capacity && h.span == h.generation_items
+                window == base.capacity && span == h.generation_items
             }
             Window::Time { .. } => {
-                h.window >= 1000
-                    && h.window <= Window::MAX_SECONDS * 1000
-                    && h.window.is_multiple_of(1000)
-                    && h.span == h.window.div_ceil(r).max(1)
+                (1000..=Window::MAX_SECONDS * 1000).contains(&window)
+                    && window.is_multiple_of(1000)
+                    && span == window.div_ceil(r).max(1)
             }
         };
         if !shape_ok {
@@ -187,22 +163,15 @@ impl RotatingBuilder {
         }
         Ok(RotatingBuilder {
             filter: Rotating {
-                kind,
-                seed: h.seed,
-                error: h.error,
-                capacity: h.capacity,
-                window: h.window,
-                span: h.span,
+                base,
+                span,
                 generations: r as u32,
                 hashes: h.hashes as u32,
                 blocks: h.blocks,
                 generation_items: h.generation_items,
-                growth,
                 refresh: h.refresh,
-                clock: h.clock,
-                added: h.added,
                 slots: Vec::with_capacity(r as usize + 1),
-                base: lines::zeroed((h.blocks * (r + 1)) as usize)?,
+                base_lines: lines::zeroed((h.blocks * (r + 1)) as usize)?,
                 has_extras: false,
                 watch: Watch::default(),
             },
@@ -213,8 +182,8 @@ impl RotatingBuilder {
     }
 
     /// The base arrays' bytes for the decoder to fill; before the slots.
-    pub(crate) fn base(&mut self) -> &mut [u8] {
-        lines::bytes_mut(&mut self.filter.base)
+    pub(crate) fn base_lines(&mut self) -> &mut [u8] {
+        lines::bytes_mut(&mut self.filter.base_lines)
     }
 
     /// Checks the next slot: its generation belongs to its place and is not past the clock,
@@ -225,10 +194,10 @@ impl RotatingBuilder {
         if self.owed != 0 || self.slots as u64 == count {
             return Err(DecodeError::SliceCount);
         }
-        let newest = f.generation_at(f.clock);
+        let newest = f.generation_at(f.base.clock);
         let placed = h.generation == EMPTY
             || (h.generation % count == self.slots as u64 && h.generation <= newest);
-        let grows = matches!(f.growth, Growth::Scaling(_));
+        let grows = matches!(f.base.growth, Growth::Scaling(_));
         if !placed || (h.extras != 0 && !grows) || h.extras > MAX_EXTRAS as u64 {
             return Err(DecodeError::SliceState);
         }

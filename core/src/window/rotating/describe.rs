@@ -9,10 +9,10 @@ impl Rotating {
     /// "filters", the items inside the window.
     pub fn summary(&self, now: u64) -> Summary {
         Summary {
-            capacity: self.capacity(),
+            capacity: self.base.capacity,
             filters: self.live_generations(now),
             items: self.card(now),
-            expansion: expansion(self.growth()),
+            expansion: expansion(self.base.growth),
         }
     }
 
@@ -20,8 +20,8 @@ impl Rotating {
     pub fn window_summary(&self, now: u64) -> WindowSummary {
         WindowSummary {
             layout: c"rotating",
-            kind: self.kind(),
-            window: self.window(),
+            kind: self.base.kind,
+            window: self.base.window,
             slack: self.slack(),
             live: self.live_generations(now),
             items: self.card(now),
@@ -42,8 +42,8 @@ impl Rotating {
             "size:{} window:{} unit:{} clock:{clock} layout:rotating hashes:{} generations:{} \
              blocks:{}",
             self.card(now),
-            self.window(),
-            clock_unit(self.kind()),
+            self.base.window,
+            clock_unit(self.base.kind),
             self.hashes(),
             self.generations(),
             self.blocks()

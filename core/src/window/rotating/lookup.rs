@@ -20,7 +20,7 @@ impl Rotating {
     /// An item's hash under this filter's seed.
     #[inline]
     pub fn hash(&self, item: &[u8]) -> ItemHash {
-        ItemHash::native(item, self.seed)
+        ItemHash::native(item, self.base.seed)
     }
 
     /// The first of the item's `r + 1` base lines (its block in slot 0).
@@ -33,7 +33,7 @@ impl Rotating {
     #[inline(always)]
     pub(crate) fn prefetch(&self, h: &ItemHash) {
         let first = self.first_line(h);
-        for line in &self.base[first..first + self.slots.len()] {
+        for line in &self.base_lines[first..first + self.slots.len()] {
             hints::prefetch(&line.0[0]);
         }
     }
@@ -56,7 +56,7 @@ impl Rotating {
     /// [`Rotating::holds_in`] for an item already probed.
     #[inline]
     pub(crate) fn holds_probe(&self, p: &Probe, h: &ItemHash, live: u32) -> bool {
-        let lines = &self.base[p.first..p.first + self.slots.len()];
+        let lines = &self.base_lines[p.first..p.first + self.slots.len()];
         let in_base = lines
             .iter()
             .enumerate()

@@ -48,8 +48,8 @@ use crate::lines::{self, Line};
 use crate::memory::{allocated, OutOfMemory};
 use crate::outcome::FilterError;
 use crate::sizing::MAX_LINK_BITS;
-use crate::spec::{FilterSpec, Growth, Window};
-use crate::window::common::{HEADROOM, MAX_CLOCK};
+use crate::spec::{FilterSpec, Window};
+use crate::window::common::{WindowBase, HEADROOM, MAX_CLOCK};
 
 use design::{Design, BLOCK_BITS};
 
@@ -196,14 +196,8 @@ impl PartialEq for Watch {
 /// form, by [`builder::RotatingBuilder`], which between them own its invariants.
 #[derive(Debug, Clone, PartialEq)]
 pub struct Rotating {
-    pub(crate) kind: Window,
-    pub(crate) seed: u64,
-    /// The requested false-positive rate.
-    pub(crate) error: f64,
-    /// Items a window holds.
-    pub(crate) capacity: u64,
-    /// The window in clock units: inserts (`capacity`) or milliseconds.
-    pub(crate) window: u64,
+    /// What it is beyond its layout (window, seed, rate, capacity, growth, clock, count).
+    pub(crate) base: WindowBase,
     /// Clock units per generation: inserts, or milliseconds.
     pub(crate) span: u64,
     /// Generations per window (`r`).
@@ -214,18 +208,12 @@ pub struct Rotating {
     pub(crate) blocks: u64,
     /// Items a generation is sized for: `ceil(capacity / r)`.
     pub(crate) generation_items: u64,
-    /// How a time window grows in a burst (`Fixed` for a count window).
-    pub(crate) growth: Growth,
     /// Whether an add of an item the window holds refreshes it (false: `NOREFRESH`).
     pub(crate) refresh: bool,
-    /// Inserts so far (count window), or the latest write's Unix ms (time window).
-    pub(crate) clock: u64,
-    /// Items added (not re-added) since creation: the module's item gauge.
-    pub(crate) added: u64,
     /// `r + 1` slots; generation `x` in slot `x % (r + 1)`.
     pub(crate) slots: Vec<Slot>,
     /// The base arrays, interleaved: line `b·(r+1) + s` is block `b` of slot `s`.
-    pub(crate) base: Box<[Line]>,
+    pub(crate) base_lines: Box<[Line]>,
     /// Whether some slot has extras (a lookup then tests them too).
     pub(crate) has_extras: bool,
     pub(crate) watch: Watch,
@@ -242,31 +230,19 @@ impl Rotating {
                 d.slice(&mut extra.lines);
             }
         }
-        d.slice(&mut self.base);
+        d.slice(&mut self.base_lines);
     }
 
     /// A new, empty window filter for `spec` (whose window is `Count` or `Time`), hashed under
     /// `seed`, within `max_bytes`.
     pub fn new(spec: &FilterSpec, seed: u64, max_bytes: u64) -> Result<Self, FilterError> {
         let design = Design::for_error(spec.error).ok_or(FilterError::CannotGrow)?;
+        let base = WindowBase::for_spec(spec, seed);
         let r = u64::from(design.generations);
         let generation_items = spec.capacity.div_ceil(r);
-        let (kind, window, span, growth) = match spec.window {
-            Window::Unbounded | Window::Count => (
-                Window::Count,
-                spec.capacity,
-                generation_items,
-                Growth::Fixed,
-            ),
-            Window::Time { seconds } => {
-                let window = seconds * 1000;
-                (
-                    Window::Time { seconds },
-                    window,
-                    window.div_ceil(r).max(1),
-                    spec.growth,
-                )
-            }
+        let span = match base.kind {
+            Window::Time { .. } => base.window.div_ceil(r).max(1),
+            Window::Unbounded | Window::Count => generation_items,
         };
         let blocks = design.array.blocks_for(generation_items);
         if blocks.saturating_mul(BLOCK_BITS) > MAX_LINK_BITS {
@@ -282,25 +258,23 @@ impl Rotating {
             });
         }
         Ok(Rotating {
-            kind,
-            seed,
-            error: spec.error,
-            capacity: spec.capacity,
-            window,
+            base,
             span,
             generations: design.generations,
             hashes: design.array.hashes,
             blocks,
             generation_items,
-            growth,
             refresh: spec.refresh,
-            clock: 0,
-            added: 0,
             slots: (0..=r).map(|_| Slot::empty()).collect(),
-            base: lines::zeroed((blocks * (r + 1)) as usize)?,
+            base_lines: lines::zeroed((blocks * (r + 1)) as usize)?,
             has_extras: false,
             watch: Watch::default(),
         })
+    }
+
+    /// What it is beyond its layout: its window, seed, rate, capacity, growth, clock, count.
+    pub fn base(&self) -> &WindowBase {
+        &self.base
     }
 
     /// Bytes of the base arrays of `r + 1` generations of `blocks` blocks.
@@ -308,31 +282,6 @@ impl Rotating {
         blocks
             .saturating_mul(u64::from(generations) + 1)
             .saturating_mul(BLOCK_BITS / 8)
-    }
-
-    /// The window: `Count` (SLIDING) or `Time` (WINDOW).
-    pub fn kind(&self) -> Window {
-        self.kind
-    }
-
-    /// The hash seed.
-    pub fn seed(&self) -> u64 {
-        self.seed
-    }
-
-    /// The requested false-positive rate.
-    pub fn error(&self) -> f64 {
-        self.error
-    }
-
-    /// Items a window holds.
-    pub fn capacity(&self) -> u64 {
-        self.capacity
-    }
-
-    /// The window, in inserts (count window) or milliseconds (time window).
-    pub fn window(&self) -> u64 {
-        self.window
     }
 
     /// The most an item outlives the window, in the same unit: one generation.
@@ -355,24 +304,9 @@ impl Rotating {
         self.blocks
     }
 
-    /// How a time window grows in a burst (`Fixed` with NONSCALING).
-    pub fn growth(&self) -> Growth {
-        self.growth
-    }
-
     /// Whether an add of an item the window holds refreshes it (false: the `NOREFRESH` mode).
     pub fn refresh(&self) -> bool {
         self.refresh
-    }
-
-    /// Inserts so far (count window), or the latest write's Unix ms (time window).
-    pub fn clock(&self) -> u64 {
-        self.clock
-    }
-
-    /// Items added since creation (re-adds not counted).
-    pub fn added(&self) -> u64 {
-        self.added
     }
 
     /// The `r + 1` slots.
@@ -384,9 +318,9 @@ impl Rotating {
     /// for a time window, `now`, but never before the latest write, so a clock that steps back
     /// neither resurrects forgotten items nor stamps new ones in the past.
     pub fn clock_at(&self, now: u64) -> u64 {
-        match self.kind {
-            Window::Count | Window::Unbounded => self.clock,
-            Window::Time { .. } => self.clock.max(now.min(MAX_CLOCK)),
+        match self.base.kind {
+            Window::Count | Window::Unbounded => self.base.clock,
+            Window::Time { .. } => self.base.clock.max(now.min(MAX_CLOCK)),
         }
     }
 
@@ -423,8 +357,8 @@ impl Rotating {
     /// fall with every millisecond, unseen by a client's cache.)
     pub fn card(&self, now: u64) -> u64 {
         let clock = self.clock_at(now);
-        match self.kind {
-            Window::Count | Window::Unbounded => clock.min(self.capacity),
+        match self.base.kind {
+            Window::Count | Window::Unbounded => clock.min(self.base.capacity),
             Window::Time { .. } => {
                 let live = self.live_mask(self.generation_at(clock));
                 (0..self.slots.len())
@@ -438,7 +372,7 @@ impl Rotating {
     /// `now`: the moment its answers change with no write. None for a count window, or when no
     /// live generation holds items.
     pub fn next_forget(&self, now: u64) -> Option<u64> {
-        if !matches!(self.kind, Window::Time { .. }) {
+        if !matches!(self.base.kind, Window::Time { .. }) {
             return None;
         }
         let newest = self.generation_at(self.clock_at(now));
@@ -490,13 +424,13 @@ impl Rotating {
     /// slot's extras, slot by slot.
     pub fn bit_arrays(&self) -> impl Iterator<Item = &[u8]> {
         let extras = self.slots.iter().flat_map(|s| s.extras.iter());
-        std::iter::once(lines::bytes(&self.base)).chain(extras.map(Extra::bytes))
+        std::iter::once(lines::bytes(&self.base_lines)).chain(extras.map(Extra::bytes))
     }
 
     /// Every bit array, in SCANDUMP order, for LOADCHUNK to fill.
     pub fn bit_arrays_mut(&mut self) -> impl Iterator<Item = &mut [u8]> {
         let extras = self.slots.iter_mut().flat_map(|s| s.extras.iter_mut());
-        std::iter::once(lines::bytes_mut(&mut self.base))
+        std::iter::once(lines::bytes_mut(&mut self.base_lines))
             .chain(extras.map(|e| lines::bytes_mut(&mut e.lines)))
     }
 

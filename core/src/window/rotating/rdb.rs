@@ -2,6 +2,7 @@
 
 use crate::codec::{read_pieces, write_pieces, DecodeError, FieldReader, FieldWriter};
 use crate::lines;
+use crate::window::common::WindowHead;
 use crate::window::rotating::builder::{ExtraHeader, RotatingBuilder, RotatingHeader, SlotHeader};
 use crate::window::rotating::Rotating;
 
@@ -9,13 +10,8 @@ use crate::window::rotating::Rotating;
 /// after its added count and flags.
 pub(crate) fn encode(f: &Rotating, w: &mut impl FieldWriter) {
     let h = RotatingHeader::of(f);
-    w.unsigned(h.kind);
-    w.unsigned(h.seed);
-    w.double(h.error);
+    h.head.write(w);
     for v in [
-        h.capacity,
-        h.window,
-        h.span,
         h.generations,
         h.hashes,
         h.blocks,
@@ -25,7 +21,7 @@ pub(crate) fn encode(f: &Rotating, w: &mut impl FieldWriter) {
     ] {
         w.unsigned(v);
     }
-    write_pieces(w, lines::bytes(&f.base));
+    write_pieces(w, lines::bytes(&f.base_lines));
     for slot in f.slots() {
         let s = SlotHeader::of(slot);
         for v in [s.generation, s.load, s.limit, s.extras] {
@@ -48,17 +44,10 @@ pub(crate) fn decode(
     added: u64,
     refresh: bool,
 ) -> Result<Rotating, DecodeError> {
-    let kind = r.unsigned()?;
-    let seed = r.unsigned()?;
-    let error = r.double()?;
+    let head = WindowHead::read(r)?;
     let mut next = || r.unsigned();
     let header = RotatingHeader {
-        kind,
-        seed,
-        error,
-        capacity: next()?,
-        window: next()?,
-        span: next()?,
+        head,
         generations: next()?,
         hashes: next()?,
         blocks: next()?,
@@ -69,7 +58,7 @@ pub(crate) fn decode(
         refresh,
     };
     let mut builder = RotatingBuilder::new(header)?;
-    read_pieces(r, builder.base())?;
+    read_pieces(r, builder.base_lines())?;
     for _ in 0..=header.generations {
         let mut next = || r.unsigned();
         let slot = SlotHeader {

@@ -3,12 +3,13 @@
 use crate::codec::DecodeError;
 use crate::scandump::engine::{check_limit, DumpError, Fields};
 use crate::scandump::options::{COMMON_HEADER, OPT_NOREFRESH, ROTATING_OPTIONS};
+use crate::window::common::WindowHead;
 use crate::window::rotating::builder::{ExtraHeader, RotatingBuilder, RotatingHeader, SlotHeader};
 use crate::window::rotating::design::MAX_GENERATIONS;
 use crate::window::rotating::Rotating;
 
 /// Bytes of the filter's own fields after the common 20.
-const FIELDS: usize = 1 + 8 + 8 + 3 * 8 + 2 * 4 + 3 * 8;
+const FIELDS: usize = WindowHead::DUMP_BYTES + 2 * 4 + 3 * 8;
 /// Bytes of one slot's fields.
 const SLOT: usize = 3 * 8 + 4;
 /// Bytes of one extra array's fields.
@@ -26,12 +27,7 @@ pub(crate) fn header(f: &Rotating) -> Vec<u8> {
     let mode = if h.refresh { 0 } else { OPT_NOREFRESH };
     out.extend_from_slice(&(ROTATING_OPTIONS | mode).to_le_bytes());
     out.extend_from_slice(&(h.expansion as u32).to_le_bytes());
-    out.push(h.kind as u8);
-    out.extend_from_slice(&h.seed.to_le_bytes());
-    out.extend_from_slice(&h.error.to_le_bytes());
-    for v in [h.capacity, h.window, h.span] {
-        out.extend_from_slice(&v.to_le_bytes());
-    }
+    h.head.dump(&mut out);
     out.extend_from_slice(&(h.generations as u32).to_le_bytes());
     out.extend_from_slice(&(h.hashes as u32).to_le_bytes());
     for v in [h.blocks, h.generation_items, h.clock] {
@@ -69,10 +65,7 @@ pub(crate) fn from_header(
     if f.0.len() < FIELDS || arrays == 0 {
         return Err(length);
     }
-    let kind = u64::from(f.u8());
-    let seed = f.u64();
-    let error = f.f64();
-    let (capacity, window, span) = (f.u64(), f.u64(), f.u64());
+    let head = WindowHead::undump(&mut f);
     let (generations, hashes) = (u64::from(f.u32()), u64::from(f.u32()));
     let (blocks, generation_items, clock) = (f.u64(), f.u64(), f.u64());
     let extras = arrays as usize - 1;
@@ -82,12 +75,7 @@ pub(crate) fn from_header(
         return Err(length);
     }
     let header = RotatingHeader {
-        kind,
-        seed,
-        error,
-        capacity,
-        window,
-        span,
+        head,
         generations,
         hashes,
         blocks,

@@ -145,10 +145,10 @@ fn memory_and_slack_meet_the_targets() {
         let measured = f.memory_usage() as f64 * 8.0 / 1e6;
         assert!(measured <= bits, "{error}: {measured} bits per item");
         assert!(
-            f.slack() * 8 <= f.window(),
+            f.slack() * 8 <= f.base().window(),
             "slack {} of {}",
             f.slack(),
-            f.window()
+            f.base().window()
         );
         let design = Design::for_error(error).unwrap();
         assert!(design.worst_rate() <= HEADROOM * error * 1.0001);
@@ -173,7 +173,7 @@ fn re_adding_refreshes_an_item_and_answers_present() {
     let mut f = count_filter(0.01, 1000);
     assert_eq!(f.add(b"kept", 0, u64::MAX, true), Ok(AddOutcome::Added));
     assert_eq!(f.add(b"kept", 0, u64::MAX, true), Ok(AddOutcome::Present));
-    let clock = f.clock();
+    let clock = f.base().clock();
     for i in 0..5000 {
         f.add(&item("in", i), 0, u64::MAX, true).unwrap();
         if i % 500 == 0 {
@@ -526,10 +526,10 @@ fn forgetting_curve_across_the_slack() {
 /// The spec a filter was made from.
 fn spec_of(f: &Rotating) -> FilterSpec {
     FilterSpec {
-        error: f.error,
-        capacity: f.capacity,
-        growth: f.growth,
-        window: f.kind,
+        error: f.base.error,
+        capacity: f.base.capacity,
+        growth: f.base.growth,
+        window: f.base.kind,
         refresh: f.refresh,
     }
 }

@@ -100,14 +100,14 @@ impl Rotating {
         }
         let plan = self.plan(slot, generation, started, live, max_bytes)?;
         self.apply(plan, h, &probe);
-        self.clock = match self.kind {
+        self.base.clock = match self.base.kind {
             Window::Count | Window::Unbounded => (clock + 1).min(MAX_CLOCK),
             Window::Time { .. } => clock,
         };
         Ok(if found {
             AddOutcome::Present
         } else {
-            self.added = self.added.saturating_add(1);
+            self.base.added = self.base.added.saturating_add(1);
             AddOutcome::Added
         })
     }
@@ -149,11 +149,16 @@ impl Rotating {
     /// generation a little over its share needs no extra.
     fn base_limit(&self, slot: usize, live: u32) -> u64 {
         let share = self.generation_items;
-        match self.kind {
+        match self.base.kind {
             Window::Count | Window::Unbounded => share,
             Window::Time { .. } => {
                 let others = self.pass(live, slot, None);
-                let room = max_load(self.blocks, self.hashes, others, BASE_CEILING * self.error);
+                let room = max_load(
+                    self.blocks,
+                    self.hashes,
+                    others,
+                    BASE_CEILING * self.base.error,
+                );
                 room.max(share)
             }
         }
@@ -200,7 +205,7 @@ impl Rotating {
         extras: usize,
         max_bytes: u64,
     ) -> Result<Extra, FilterError> {
-        let Growth::Scaling(expansion) = self.growth else {
+        let Growth::Scaling(expansion) = self.base.growth else {
             return Err(FilterError::WindowFull);
         };
         if extras >= MAX_EXTRAS {
@@ -212,7 +217,7 @@ impl Rotating {
             .ok_or(FilterError::CannotGrow)?;
         let newest = if fresh { 0 } else { self.slots[slot].limit };
         let pass = self.pass(live | 1 << slot, slot, Some(newest));
-        let left = 1.0 - (1.0 - BURST_CEILING * self.error) / pass;
+        let left = 1.0 - (1.0 - BURST_CEILING * self.base.error) / pass;
         let share = left / f64::from(self.generations + 1);
         let design = ArrayDesign::for_rate(share).ok_or(FilterError::CannotGrow)?;
         let blocks = design.blocks_for(capacity);
@@ -242,7 +247,7 @@ impl Rotating {
         let slot = &mut self.slots[plan.slot];
         match plan.target {
             Target::Base => {
-                or_into(&mut self.base[line], &probe.mask);
+                or_into(&mut self.base_lines[line], &probe.mask);
                 slot.load += 1;
             }
             Target::Extra => set_extra(slot.extras.last_mut().expect("planned"), h),
@@ -258,7 +263,7 @@ impl Rotating {
     /// every stale slot freed (the memory of a burst goes back as it ages out).
     fn start(&mut self, slot: usize, generation: u64, limit: u64) {
         let slots = self.slots.len();
-        for line in self.base.iter_mut().skip(slot).step_by(slots) {
+        for line in self.base_lines.iter_mut().skip(slot).step_by(slots) {
             *line = Line::default();
         }
         self.slots[slot] = Slot {
