@@ -3,7 +3,7 @@
 use crate::args::{double, integer, is, unsigned, Refusal};
 use crate::errors;
 use crate::spec::{FilterSpec, Growth, Window};
-use crate::valkey::filter::SEED_BYTES;
+use crate::valkey::args::{ValkeyOptions, ValkeyWords};
 use crate::window::args::{parse_at, WindowOptions, WindowWords};
 
 /// What `BF.RESERVE` asks for.
@@ -154,19 +154,6 @@ pub fn reserve_words(spec: &FilterSpec, seed: u64) -> Vec<String> {
     words
 }
 
-/// valkey-bloom's `TIGHTENING t` and `SEED s` of `BF.INSERT`, which it writes to its replicas
-/// and its AOF for every filter it creates, and takes only from them.
-#[derive(Debug, Clone, Copy, PartialEq)]
-pub struct ValkeyOptions {
-    /// The tightening ratio (valkey-bloom's default 0.5 when only SEED is given).
-    pub tightening: f64,
-    /// The 32-byte seed; None when only TIGHTENING is given (valkey-bloom draws one).
-    pub seed: Option<[u8; SEED_BYTES]>,
-}
-
-/// valkey-bloom's default tightening ratio.
-pub const VALKEY_TIGHTENING: f64 = 0.5;
-
 /// What `BF.INSERT` asks for.
 #[derive(Debug, Clone, Copy, PartialEq)]
 pub struct Insert {
@@ -207,7 +194,8 @@ pub fn insert(argv: &[&[u8]], defaults: FilterSpec, replayed: bool) -> Result<In
     while i < argv.len() {
         let token = argv[i];
         if replayed && (is(token, "TIGHTENING") || is(token, "SEED")) {
-            o.valkey_option(token, argv.get(i + 1).ok_or(Refusal::Arity)?)?;
+            o.valkey
+                .take(token, argv.get(i + 1).ok_or(Refusal::Arity)?)?;
             i += 2;
             continue;
         }
@@ -238,10 +226,7 @@ pub fn insert(argv: &[&[u8]], defaults: FilterSpec, replayed: bool) -> Result<In
         }
         i += 1;
     }
-    let valkey = (o.tightening.is_some() || o.seed.is_some()).then(|| ValkeyOptions {
-        tightening: o.tightening.unwrap_or(VALKEY_TIGHTENING),
-        seed: o.seed,
-    });
+    let valkey = o.valkey.options();
     let first_item = match first_item {
         Some(first) if first < argv.len() => first,
         None if valkey.is_some() => argv.len(),
@@ -342,8 +327,7 @@ struct InsertOptions {
     expansion: Option<i64>,
     nocreate: bool,
     nonscaling: bool,
-    tightening: Option<f64>,
-    seed: Option<[u8; SEED_BYTES]>,
+    valkey: ValkeyWords,
 }
 
 impl InsertOptions {
@@ -388,25 +372,6 @@ impl InsertOptions {
         };
         Self::once(*flag, option, replayed)?;
         *flag = true;
-        Ok(())
-    }
-
-    /// valkey-bloom's `TIGHTENING t` or `SEED s`, from a replayed command.
-    fn valkey_option(&mut self, token: &[u8], value: &[u8]) -> Result<(), Refusal> {
-        if is(token, "SEED") {
-            self.seed = Some(
-                <[u8; SEED_BYTES]>::try_from(value)
-                    .map_err(|_| Refusal::Reply(errors::VALKEY_BAD_SEED))?,
-            );
-            return Ok(());
-        }
-        self.tightening = match double(value) {
-            None => return Err(Refusal::Reply(errors::VALKEY_BAD_TIGHTENING)),
-            Some(t) if !(t > 0.0 && t < 1.0) => {
-                return Err(Refusal::Reply(errors::VALKEY_TIGHTENING_RANGE))
-            }
-            t => t,
-        };
         Ok(())
     }
 }

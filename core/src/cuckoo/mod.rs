@@ -2,6 +2,7 @@
 
 pub mod args;
 pub(crate) mod builder;
+mod describe;
 pub(crate) mod filter;
 pub mod rdb;
 pub mod scandump;

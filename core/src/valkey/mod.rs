@@ -12,6 +12,7 @@
 //! New keys never get this layout unless valkey-bloom's own commands ask for it: its replicated
 //! `BF.INSERT … TIGHTENING t SEED s` (from a primary or the AOF) and `BF.LOAD`.
 
+pub mod args;
 pub(crate) mod builder;
 mod describe;
 pub(crate) mod filter;

@@ -9,16 +9,7 @@ pub fn debug(ctx: &Ctx, a: &Args) {
         return ctx.reply_wrong_arity();
     }
     with_value(ctx, a, false, |cf: &mut Cuckoo| {
-        let line = format!(
-            "bktsize:{} buckets:{} items:{} deletes:{} filters:{} max_iterations:{} expansion:{}",
-            cf.bucket_size(),
-            cf.buckets(),
-            cf.items(),
-            cf.deletes(),
-            cf.filter_count(),
-            cf.max_iterations(),
-            cf.expansion()
-        );
+        let line = cf.debug_line();
         ctx.reply_bulk(line.as_bytes());
     });
 }
