@@ -3,7 +3,7 @@
 #   make run     build the module and start redis-server with it (foreground)
 #   make test    install deps, build, run the whole test suite
 #   make check   cargo fmt --check, clippy with -D warnings, the unit tests (CI runs it first)
-#   make test-cluster   Redis Cluster tests (tests/cluster.rs: 6 nodes, failover, resharding)
+#   make test-cluster   Redis Cluster tests (tests/cluster/: 6 nodes, failover, resharding)
 #   make test-big       the >2^32-bit filter (tests/big.rs); skipped, saying why, without the memory
 #   make bench   rsbloom against RedisBloom 2.8.2 (bench/bench.py); writes bench/RESULTS.md;
 #                then window filters against plain and rotating ones (bench/window.py, WINDOW.md),
@@ -101,7 +101,7 @@ check: deps
 
 # The integration tests load the librsbloom.so of their own profile (the harness builds it when
 # it is missing or stale) and spawn their own server ($$RSBLOOM_TEST_SERVER, default Debian's
-# redis-server). tests/cluster.rs and tests/big.rs run once each, in their own targets below
+# redis-server). tests/cluster/ and tests/big.rs run once each, in their own targets below
 # (one test at a time, figures printed). The main run names every other test target (--lib,
 # plus one --test per tests/*.rs and tests/*/main.rs): a plain `cargo test` cannot leave a
 # target out short of `test = false` in Cargo.toml, and `--skip` filters by test name in every

@@ -713,10 +713,10 @@ fn the_length_check_measures_a_function() {
 fn no_file_is_over_1000_lines() {
     let root = Path::new(env!("CARGO_MANIFEST_DIR"));
     let mut files = BTreeSet::new();
-    for dir in ["src", "core/src", "fuzz/src", "fuzz/fuzz_targets"] {
+    for dir in ["src", "core/src", "tests", "fuzz/src", "fuzz/fuzz_targets"] {
         rust_files(root, dir, &mut files);
     }
-    assert!(files.len() > 60, "only {} files", files.len());
+    assert!(files.len() > 100, "only {} files", files.len());
     let long: Vec<String> = files
         .iter()
         .map(|f| {
