@@ -37,6 +37,7 @@ compile_error!("rsbloom stores bit arrays as little-endian words and needs a lit
 
 pub mod args;
 pub mod bloom;
+pub mod bulk;
 pub mod codec;
 pub mod cuckoo;
 pub mod defrag;

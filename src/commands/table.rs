@@ -2,7 +2,7 @@
 //! and docs. A new command is one line below plus its handler in the file of its family;
 //! [`crate::ffi::commands`] turns the table into the commands' registration.
 
-use super::bloom::{add, debug, exists, info, reserve, scandump};
+use super::bloom::{add, bulk, debug, exists, info, reserve, scandump};
 use super::cuckoo;
 use crate::ffi::commands::command_table;
 
@@ -43,6 +43,12 @@ command_table! {
     "bf.insert" => add::insert, "write deny-oom", "write", -4, INSERT, c"1.0.0",
         c"Adds items, creating the filter with the given options if the key is missing",
         c"O(k l n)";
+    "bf.bulkadd" => bulk::bulkadd, "write deny-oom", "write", -3, INSERT, c"2.8.2",
+        c"Adds the items of one blob (newline-separated, or FRAMED), creating the filter if the key is missing; one byte per item",
+        c"O(k l n), n the items of the blob";
+    "bf.bulkexists" => bulk::bulkexists, "readonly", "read", -3, READ, c"2.8.2",
+        c"Whether each item of one blob may have been added; one byte per item",
+        c"O(k l n), n the items of the blob";
     "bf.info" => info::info, "readonly fast", "read fast", -2, METADATA, c"1.0.0",
         c"Returns a filter's capacity, size, links, items and expansion", c"O(l)";
     "bf.card" => info::card, "readonly fast", "read fast", 2, METADATA, c"2.4.4",
@@ -64,6 +70,12 @@ command_table! {
     "cf.insertnx" => cuckoo::add::insertnx, "write deny-oom", "write", -4, INSERT, c"1.0.0",
         c"Adds each item unless it may be present, creating the filter if the key is missing",
         c"O(n (k b + m))";
+    "cf.bulkadd" => cuckoo::bulk::bulkadd, "write deny-oom", "write", -3, INSERT, c"2.8.2",
+        c"Adds the items of one blob (newline-separated, or FRAMED), creating the filter if the key is missing; one byte per item",
+        c"O(n (k b + m)), n the items of the blob";
+    "cf.bulkexists" => cuckoo::bulk::bulkexists, "readonly", "read", -3, READ, c"2.8.2",
+        c"Whether each item of one blob may be in the filter; one byte per item",
+        c"O(n k b), n the items of the blob";
     "cf.exists" => cuckoo::exists::exists, "readonly fast", "read fast", 3, READ, c"1.0.0",
         c"Whether an item may be in the filter", c"O(k b)";
     "cf.mexists" => cuckoo::exists::mexists, "readonly fast", "read", -3, READ, c"1.0.0",

@@ -52,7 +52,7 @@ pub fn madd(ctx: &Ctx, a: &Args) {
 }
 
 /// What an add to a missing key creates.
-enum NewFilter {
+pub(super) enum NewFilter {
     /// rsbloom's filter: every add from a client.
     Native(FilterSpec),
     /// A valkey-bloom filter: valkey-bloom's replicated creation (`BF.INSERT … TIGHTENING t
@@ -115,7 +115,9 @@ struct AddCall<'e> {
 /// changes.
 fn add_items(ctx: &Ctx, a: &Args, call: AddCall) {
     let mut key = ctx.open_key(a, 1, true);
-    let Some(filter) = filter_to_add_to(ctx, a, &mut key, &call) else {
+    let items = (a.len() - call.first) as u64;
+    let create_as = call.create_as.as_ref();
+    let Some(filter) = filter_to_add_to(ctx, a, &mut key, create_as, &call.words, items) else {
         return;
     };
     let limit = config::max_filter_bytes();
@@ -124,14 +126,7 @@ fn add_items(ctx: &Ctx, a: &Args, call: AddCall) {
     }
     let before = filter.gauges();
     let clock_before = filter.time_clock();
-    let now = match (call.words.at, clock_before) {
-        (Some(at), _) => at,
-        // Only a time window reads the clock (3% of a count window's BF.ADD server time, by perf).
-        (None, None) => 0,
-        // The primary replicated this write as received: it happened at the filter's clock.
-        (None, Some(clock)) if ctx.is_replayed() => clock,
-        (None, Some(_)) => ctx.now_ms(),
-    };
+    let now = write_time(ctx, call.words.at, clock_before);
     let first = call.first;
     let (mut replied, mut added) = (0, 0);
     // Argument indexes of the items refused: rare, so no allocation on the usual path.
@@ -172,17 +167,31 @@ fn add_items(ctx: &Ctx, a: &Args, call: AddCall) {
     ctx.notify(call.event, a, 1);
 }
 
-/// The filter an add goes to: the key's, or one created as `call.create_as` says; None when
-/// the add is refused (the reply sent): a key of another type, window words that cannot apply
-/// to the filter, a client's AT outside the clock bounds, NOCREATE on a missing key, or a
-/// creation the memory limit refuses.
-fn filter_to_add_to<'k>(
+/// The time a write happens at: `AT`'s when given; else, for a time window whose clock is
+/// `clock`, the server's (a replayed write without `AT` happened at the filter's clock: the
+/// primary replicated it as received); 0 for the other kinds, which read no clock (3% of a
+/// count window's BF.ADD server time, by perf).
+pub(super) fn write_time(ctx: &Ctx, at: Option<u64>, clock: Option<u64>) -> u64 {
+    match (at, clock) {
+        (Some(at), _) => at,
+        (None, None) => 0,
+        (None, Some(clock)) if ctx.is_replayed() => clock,
+        (None, Some(_)) => ctx.now_ms(),
+    }
+}
+
+/// The filter an add of `items` items goes to: the key's, or one created as `create_as` says;
+/// None when the add is refused (the reply sent): a key of another type, window `words` that
+/// cannot apply to the filter, a client's AT outside the clock bounds, NOCREATE (`create_as`
+/// None) on a missing key, or a creation the memory limit refuses.
+pub(super) fn filter_to_add_to<'k>(
     ctx: &Ctx,
     a: &Args,
     key: &'k mut Key,
-    call: &AddCall,
+    create_as: Option<&NewFilter>,
+    words: &WindowWords,
+    items: u64,
 ) -> Option<&'k mut Filter> {
-    let words = &call.words;
     // The window words, then a client's AT against the clocks (a replayed one is the
     // primary's choice, taken as it is).
     let refused = |has: Option<Window>, clock: Option<u64>| {
@@ -210,10 +219,10 @@ fn filter_to_add_to<'k>(
         NewFilter::Native(spec) => spec.window,
         NewFilter::Valkey(_) => Window::Unbounded,
     };
-    if refused(call.create_as.as_ref().map(window_of), None).is_some() {
+    if refused(create_as.map(window_of), None).is_some() {
         return None;
     }
-    let created = match &call.create_as {
+    let created = match create_as {
         None => Err(errors::NOT_FOUND.to_string()),
         Some(NewFilter::Native(spec)) => create(ctx, a, key, *spec, None),
         Some(NewFilter::Valkey(spec)) => create_valkey(ctx, a, key, spec),
@@ -221,10 +230,10 @@ fn filter_to_add_to<'k>(
     match created {
         Ok(filter) => Some(filter),
         Err(text) => {
-            if call.create_as.is_some() {
+            if create_as.is_some() {
                 // The memory limit refused the implicit creation: every item is refused.
                 stats::BLOOM.work_done(Work {
-                    refused: (a.len() - call.first) as u64,
+                    refused: items,
                     ..Work::default()
                 });
             }

@@ -4,6 +4,7 @@
 //! with their options.
 
 pub mod add;
+pub mod bulk;
 pub mod debug;
 pub mod exists;
 pub mod info;

@@ -15,6 +15,7 @@
 //! read as empty) rsbloom differs, as the README lists.
 
 pub mod add;
+pub mod bulk;
 pub mod debug;
 pub mod delete;
 pub mod exists;
