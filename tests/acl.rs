@@ -16,16 +16,18 @@ mod common;
 
 use common::*;
 
-const READERS: [&str; 6] = [
+const READERS: [&str; 7] = [
     "bf.exists",
+    "bf.bulkexists",
     "bf.mexists",
     "bf.info",
     "bf.card",
     "bf.scandump",
     "bf.debug",
 ];
-const WRITERS: [&str; 6] = [
+const WRITERS: [&str; 7] = [
     "bf.reserve",
+    "bf.bulkadd",
     "bf.add",
     "bf.madd",
     "bf.insert",
@@ -55,6 +57,7 @@ fn calls(key: &str, header: &[u8]) -> Vec<(&'static str, Vec<Vec<u8>>)> {
         ),
         ("bf.add", vec![v("BF.ADD"), k.clone(), v("a")]),
         ("bf.madd", vec![v("BF.MADD"), k.clone(), v("b"), v("c")]),
+        ("bf.bulkadd", vec![v("BF.BULKADD"), k.clone(), v("e\nf\n")]),
         (
             "bf.insert",
             vec![v("BF.INSERT"), k.clone(), v("ITEMS"), v("d")],
@@ -80,6 +83,10 @@ fn calls(key: &str, header: &[u8]) -> Vec<(&'static str, Vec<Vec<u8>>)> {
         (
             "bf.mexists",
             vec![v("BF.MEXISTS"), k.clone(), v("x"), v("y")],
+        ),
+        (
+            "bf.bulkexists",
+            vec![v("BF.BULKEXISTS"), k.clone(), v("x\ny")],
         ),
         ("bf.info", vec![v("BF.INFO"), k.clone()]),
         ("bf.card", vec![v("BF.CARD"), k.clone()]),
@@ -138,7 +145,8 @@ fn key_patterns_confine_a_user_to_its_keys() {
         assert!(!r.is_err(), "{name} on tenant1:f: {r:?}");
     }
     assert_eq!(run(&mut t1, &["BF.EXISTS", "tenant1:f", "a"]), int(1));
-    assert_eq!(run(&mut t1, &["BF.CARD", "tenant1:f"]), int(5));
+    // secret, then a b c d e f from the writers
+    assert_eq!(run(&mut t1, &["BF.CARD", "tenant1:f"]), int(7));
     assert_eq!(
         run(&mut admin, &["EXISTS", "tenant1:f:new", "tenant1:f:copy"]),
         int(2)
@@ -293,8 +301,10 @@ fn a_read_only_user_reads_filters_but_cannot_write_them() {
 }
 
 /// Each command's arity and key-spec flags, as COMMAND INFO shows them.
-const KEY_SPECS: [(&str, i64, &[&str]); 12] = [
+const KEY_SPECS: [(&str, i64, &[&str]); 14] = [
     ("bf.reserve", -4, &["RW", "insert"]),
+    ("bf.bulkadd", -3, &["RW", "insert"]),
+    ("bf.bulkexists", -3, &["RO", "access"]),
     ("bf.add", 3, &["RW", "insert"]),
     ("bf.madd", -3, &["RW", "insert"]),
     ("bf.insert", -4, &["RW", "insert"]),
@@ -363,7 +373,11 @@ fn command_info_flags_key_positions_and_key_specs() {
             vec!["write", "denyoom", "module"]
         } else {
             assert!(READERS.contains(&name));
-            vec!["readonly", "module", "fast"]
+            // A blob of any size is not a fast command (a 100,000-item blob takes milliseconds).
+            match name {
+                "bf.bulkexists" => vec!["readonly", "module"],
+                _ => vec!["readonly", "module", "fast"],
+            }
         };
         let mut got = strings(&info[2]);
         want.sort();
@@ -449,7 +463,12 @@ fn command_info_flags_key_positions_and_key_specs() {
             matches!(field(doc, "summary"), Reply::Bulk(b) if b.len() > 10),
             "{name}"
         );
-        let since = if name == "bf.card" { "2.4.4" } else { "1.0.0" };
+        let since = match name {
+            "bf.card" => "2.4.4",
+            // rsbloom's own, since the module version (20802) that added them.
+            "bf.bulkadd" | "bf.bulkexists" => "2.8.2",
+            _ => "1.0.0",
+        };
         assert_eq!(field(doc, "since"), &bulk(since), "{name}");
         assert!(matches!(field(doc, "complexity"), Reply::Bulk(b) if b.starts_with(b"O(")));
         assert_eq!(field(doc, "module"), &bulk("bf"), "{name}");
@@ -535,7 +554,7 @@ fn key_permissions_follow_the_key_specs() {
         // the replies themselves, and what the writers left behind
         let exists = run(&mut con, &["BF.EXISTS", &filter, "x"]);
         assert_eq!(exists, if read { int(1) } else { noperm_key() }, "{keys}");
-        let card = if write { 5 } else { 1 }; // x, then a b c d from the writers
+        let card = if write { 7 } else { 1 }; // x, then a b c d e f from the writers
         assert_eq!(run(&mut con, &["BF.CARD", &filter]), int(card), "{keys}");
         assert_eq!(run(&mut admin, &["BF.CARD", &filter]), int(card), "{keys}");
         let copies = [format!("{filter}:new"), format!("{filter}:copy")];
