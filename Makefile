@@ -216,7 +216,7 @@ bench-core: deps
 # `make fuzz` runs them all.
 .PHONY: fuzz test-fuzz
 FUZZ_SECONDS ?= 60
-FUZZ_TARGETS ?= args chunks rdb cuckoo valkey
+FUZZ_TARGETS ?= args chunks rdb cuckoo valkey bulk
 
 fuzz: deps
 	@$(CARGO) fuzz --version >/dev/null 2>&1 || $(CARGO) install cargo-fuzz --locked

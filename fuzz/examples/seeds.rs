@@ -202,6 +202,7 @@ fn main() {
     for (i, args) in ARGS.iter().enumerate() {
         write(out, "args", &format!("args-{i}"), args.as_bytes());
     }
+    bulk_seeds(out);
     let filters = [
         ("scaling", Filter::Chain(native(50, false, 400))),
         ("nonscaling", Filter::Chain(native(100, true, 60))),
@@ -374,4 +375,22 @@ fn cuckoo_seeds(out: &Path) {
         input.extend(args.as_bytes());
         write(out, "cuckoo", &format!("args-{i}"), &input);
     }
+}
+
+/// Bulk blobs: a first byte choosing the form (odd: FRAMED), then URLs as lines or frames,
+/// and a framed blob cut inside its last frame.
+fn bulk_seeds(out: &Path) {
+    let urls: Vec<String> = (0..50)
+        .map(|i| format!("https://seed.example/{i}"))
+        .collect();
+    let mut lines = vec![0u8];
+    lines.extend_from_slice(urls.join("\n").as_bytes());
+    lines.push(b'\n');
+    write(out, "bulk", "lines", &lines);
+    let mut framed = vec![1u8];
+    for url in &urls {
+        rsbloom_core::bulk::push_frame(&mut framed, url.as_bytes());
+    }
+    write(out, "bulk", "framed", &framed);
+    write(out, "bulk", "cut", &framed[..framed.len() - 3]);
 }
