@@ -69,11 +69,18 @@ pub fn items(blob: &[u8], framed: bool) -> Result<Vec<&[u8]>, BlobError> {
     if framed {
         return frames(blob);
     }
-    let body = blob.strip_suffix(b"\n").unwrap_or(blob);
     if blob.is_empty() {
         return Ok(Vec::new());
     }
-    Ok(body.split(|&b| b == b'\n').collect())
+    let body = blob.strip_suffix(b"\n").unwrap_or(blob);
+    let mut items = Vec::with_capacity(memchr::memchr_iter(b'\n', body).count() + 1);
+    let mut start = 0;
+    for end in memchr::memchr_iter(b'\n', body) {
+        items.push(&body[start..end]);
+        start = end + 1;
+    }
+    items.push(&body[start..]);
+    Ok(items)
 }
 
 fn frames(blob: &[u8]) -> Result<Vec<&[u8]>, BlobError> {
