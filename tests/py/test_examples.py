@@ -93,3 +93,14 @@ def test_cached_window_on_redis_74():
     assert f["present"] == "1" and f["cached_entries"] == "1"
     assert 2.0 <= float(f["forgotten_after_seconds"]) <= 2.25 + 2.0
     assert f["present_after"] == "0"
+
+
+def test_bulk_crawler(rsbloom_server):
+    out, f = _run(rsbloom_server, "bulk_crawler.py", 30000)
+    assert int(f["urls"]) == 30000
+    # A third of the URLs repeat (20,000 distinct); the filter's rate is 0.1%.
+    assert 19900 <= int(f["new"]) <= 20000
+    assert float(f["madd_items_per_s"]) > 0 and float(f["bulk_items_per_s"]) > 0
+    c = rsbloom_server.client()
+    for key in ("crawl:madd", "crawl:bulk"):
+        c.delete(key)
