@@ -8,7 +8,8 @@
 #   make bench   rsbloom against RedisBloom 2.8.2 (bench/bench.py); writes bench/RESULTS.md;
 #                then window filters against plain and rotating ones (bench/window.py, WINDOW.md),
 #                then cuckoo filters against RedisBloom's (bench/cuckoo.py, CUCKOO.md), then a
-#                valkey-bloom key against a native one (bench/valkey.py, VALKEY.md)
+#                valkey-bloom key against a native one (bench/valkey.py, VALKEY.md), the bulk
+#                commands against one argument per item (bench/bulk.py, BULK.md)
 #   make bench-core   criterion micro-benchmarks of the core (core/benches/core.rs)
 #   make fuzz    cargo-fuzz targets (fuzz/), FUZZ_SECONDS each (default 60); make test runs the
 #                valkey target for 60 s (test-fuzz)
@@ -197,6 +198,7 @@ bench: build venv
 	$(CARGO) run --release -p rsbloom-core --example window_bursts > bench/BURSTS.md
 	so=$$(scripts/redisbloom-so) && REDISBLOOM_SO=$$so $(VENV)/bin/python bench/cuckoo.py
 	$(VENV)/bin/python bench/valkey.py
+	so=$$(scripts/redisbloom-so) && REDISBLOOM_SO=$$so $(VENV)/bin/python bench/bulk.py
 
 # This build against an earlier commit (BASE=<commit>), alternating, with paired ratios:
 # bench/ab.py, written to bench/AB.md.
