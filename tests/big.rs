@@ -27,18 +27,21 @@ fn item(i: usize) -> String {
     format!("https://site{}.example/page/{i}", i % 10007)
 }
 
-/// rsbloom's probes in the mixed layout (tag 4, every link it creates), computed
-/// independently of the module: xxh3-128 under the seed, split into `h1`, `h2 | 1`; probe `i`
-/// is `h1 + i*h2` through SplitMix64's finaliser, mapped onto `bits` by multiply-shift.
+/// rsbloom's bits for an item in a blocked link (tag 5: every link it creates of a million
+/// bits or more), computed independently of the module: xxh3-128 under the seed, split into
+/// `h1`, `h2 | 1`; the item's 512-bit block is `h1` mapped onto the blocks by multiply-shift,
+/// and its bit `j` in the block is the top 9 bits of `h2 × salt_j`, where `salt_j` is
+/// SplitMix64's finaliser of `0x6a09e667f3bcc909 ^ j`, made odd.
 fn probes(item: &str, bits: u64, hashes: u32) -> impl Iterator<Item = u64> {
     let h = xxh3_128_with_seed(item.as_bytes(), SEED);
     let (h1, h2) = (h as u64, ((h >> 64) as u64) | 1);
-    (0..u64::from(hashes)).map(move |i| {
-        let mut x = h1.wrapping_add(i.wrapping_mul(h2));
-        x = (x ^ (x >> 30)).wrapping_mul(0xbf58_476d_1ce4_e5b9);
-        x = (x ^ (x >> 27)).wrapping_mul(0x94d0_49bb_1331_11eb);
-        x ^= x >> 31;
-        ((u128::from(x) * u128::from(bits)) >> 64) as u64
+    let block = ((u128::from(h1) * u128::from(bits / 512)) >> 64) as u64;
+    (0..u64::from(hashes)).map(move |j| {
+        let mut salt = 0x6a09_e667_f3bc_c909 ^ j;
+        salt = (salt ^ (salt >> 30)).wrapping_mul(0xbf58_476d_1ce4_e5b9);
+        salt = (salt ^ (salt >> 27)).wrapping_mul(0x94d0_49bb_1331_11eb);
+        salt ^= salt >> 31;
+        block * 512 + (h2.wrapping_mul(salt | 1) >> 55)
     })
 }
 

@@ -36,6 +36,7 @@
 compile_error!("rsbloom stores bit arrays as little-endian words and needs a little-endian target");
 
 pub mod args;
+pub(crate) mod blocked;
 pub mod bloom;
 pub mod bulk;
 pub mod codec;

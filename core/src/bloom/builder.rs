@@ -1,6 +1,7 @@
 //! The checks a decoded chain must pass: [`ChainBuilder`] owns every invariant a chain must
 //! hold (link count, growth, per-link geometry, the memory the links take, item sums).
 
+use crate::blocked::{BLOCK_BITS, MAX_BLOCK_HASHES};
 use crate::bloom::chain::{Chain, MAX_LINKS};
 use crate::bloom::link::{Layout, Link};
 use crate::codec::{machine_memory, DecodeError};
@@ -53,6 +54,15 @@ impl LinkHeader {
         }
         if self.bits == 0 || !self.bits.is_multiple_of(64) || self.bits > MAX_LINK_BITS {
             return Err(DecodeError::BitCount);
+        }
+        if self.layout == Layout::NativeBlocked {
+            // Whole blocks, and no more bits per item than a block's pattern has multipliers.
+            if !self.bits.is_multiple_of(BLOCK_BITS) {
+                return Err(DecodeError::BitCount);
+            }
+            if self.hashes > u64::from(MAX_BLOCK_HASHES) {
+                return Err(DecodeError::HashCount);
+            }
         }
         Ok(())
     }

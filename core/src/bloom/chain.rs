@@ -2,7 +2,8 @@
 //! every link. When the newest link is full a new one is appended with `capacity * expansion`
 //! and half the error rate, so the compound rate stays under the requested one.
 
-use crate::bloom::link::{Layout, Link};
+use crate::blocked::{array_rate, ArrayDesign, BLOCK_BITS};
+use crate::bloom::link::{Layout, Link, BLOCKED_MIN_BITS};
 use crate::defrag::Defrag;
 use crate::hash::ItemHash;
 use crate::lookahead::{answer_ahead, each_ahead};
@@ -57,32 +58,27 @@ impl Chain {
     /// A new chain with one empty link, hashed under `seed`, within `max_bytes` of bit storage.
     /// The first link of a scaling chain uses half the requested rate.
     pub fn new(spec: &FilterSpec, seed: u64, max_bytes: u64) -> Result<Self, FilterError> {
-        let (error, geometry) = match spec.growth {
+        let (error, target, classic) = match spec.growth {
             Growth::Fixed => {
                 // The one link is the whole budget: it is sized for NONSCALING_HEADROOM of it,
                 // enough that the measured rate stays under the request despite sampling noise.
-                let error = spec.error * NONSCALING_HEADROOM;
-                (
-                    spec.error,
-                    link_geometry(spec.capacity, error, 0, max_bytes)?,
-                )
+                let target = spec.error * NONSCALING_HEADROOM;
+                let classic = link_geometry(spec.capacity, target, 0, max_bytes)?;
+                (spec.error, target, classic)
             }
             Growth::Scaling(_) => {
                 let error = spec.error * 0.5;
-                (error, first_link_geometry(spec.capacity, error, max_bytes)?)
+                let classic = first_link_geometry(spec.capacity, error, max_bytes)?;
+                (error, error, classic)
             }
         };
+        let (layout, geometry) = native_layout(spec.capacity, error, target, classic, 0, max_bytes);
         Ok(Chain {
             items: 0,
             expansion: spec.growth.stored_expansion(),
             nonscaling: spec.growth == Growth::Fixed,
             seed,
-            links: vec![Link::new(
-                Layout::for_new_link(geometry.bits, error),
-                spec.capacity,
-                error,
-                geometry,
-            )?],
+            links: vec![Link::new(layout, spec.capacity, error, geometry)?],
         })
     }
 
@@ -168,7 +164,13 @@ impl Chain {
     /// (0 when it does not). See `first_link_geometry`.
     pub fn first_link_excess(&self) -> f64 {
         let first = &self.links[0];
-        let rate = sizing::classic_fpr(first.bit_count(), first.hashes, first.capacity);
+        let rate = match first.layout {
+            Layout::NativeBlocked => {
+                let per_block = first.capacity as f64 / (first.bit_count() / BLOCK_BITS) as f64;
+                array_rate(first.hashes, per_block)
+            }
+            _ => sizing::classic_fpr(first.bit_count(), first.hashes, first.capacity),
+        };
         (rate / first.error - 1.0).max(0.0)
     }
 
@@ -311,13 +313,11 @@ impl Chain {
         let error = last.error * 0.5;
         // Each grown link gives back the first link's excess, in proportion to its share.
         let target = error * (1.0 - self.first_link_excess()) * GROWN_HEADROOM;
-        let geometry = link_geometry(capacity, target, self.bit_bytes(), max_bytes)?;
-        let link = Link::new(
-            Layout::for_new_link(geometry.bits, error),
-            capacity,
-            error,
-            geometry,
-        )?;
+        let existing = self.bit_bytes();
+        let classic = link_geometry(capacity, target, existing, max_bytes)?;
+        let (layout, geometry) =
+            native_layout(capacity, error, target, classic, existing, max_bytes);
+        let link = Link::new(layout, capacity, error, geometry)?;
         self.links
             .try_reserve(1)
             .map_err(|_| FilterError::OutOfMemory {
@@ -341,6 +341,36 @@ fn first_link_geometry(capacity: u64, error: f64, max_bytes: u64) -> Result<Geom
         Some(g) if g.bytes() <= max_bytes => Ok(g),
         _ => link_geometry(capacity, error, 0, max_bytes),
     }
+}
+
+/// A new native link's layout and geometry for `capacity` items (`error`: the rate it is
+/// stored with; `target`: the rate it is sized for; `classic`: its classic geometry): blocked
+/// where the classic link would reach [`BLOCKED_MIN_BITS`] and a blocked array of at most
+/// `MAX_LINK_BITS` within `max_bytes` (beside the chain's `existing` bytes) reaches the
+/// target; else the classic geometry, with the plain or mixed probes
+/// ([`Layout::for_new_link`]).
+fn native_layout(
+    capacity: u64,
+    error: f64,
+    target: f64,
+    classic: Geometry,
+    existing: u64,
+    max_bytes: u64,
+) -> (Layout, Geometry) {
+    if classic.bits >= BLOCKED_MIN_BITS {
+        if let Some(design) = ArrayDesign::for_rate(target) {
+            let bits = design.blocks_for(capacity).saturating_mul(BLOCK_BITS);
+            let blocked = Geometry {
+                bits,
+                hashes: design.hashes,
+            };
+            let fits = existing.saturating_add(blocked.bytes()) <= max_bytes;
+            if bits <= sizing::MAX_LINK_BITS && fits {
+                return (Layout::NativeBlocked, blocked);
+            }
+        }
+    }
+    (Layout::for_new_link(classic.bits, error), classic)
 }
 
 /// Sizes a new link for a chain that already has `existing` bytes, within `max_bytes`.
@@ -383,7 +413,7 @@ impl ItemHashes {
     #[inline(always)]
     fn for_layout(&self, layout: Layout) -> &ItemHash {
         let h = match layout {
-            Layout::Native | Layout::NativeMixed => return &self.native,
+            Layout::Native | Layout::NativeMixed | Layout::NativeBlocked => return &self.native,
             Layout::RedisBloom => &self.redisbloom,
             Layout::RedisBloom32 => &self.redisbloom32,
         };

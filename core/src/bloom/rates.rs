@@ -221,6 +221,61 @@ mod tests {
         }
     }
 
+    /// Links past `BLOCKED_MIN_BITS` are blocked, hold every item, keep their rate, and come
+    /// back from both formats as they were.
+    #[test]
+    fn blocked_links_hold_their_rate_and_round_trip() {
+        use crate::bloom::link::Layout;
+        use crate::codec::{Field, FieldSlice};
+        for (error, capacity, growth) in [
+            (0.01, 1_000_000, Growth::Fixed),
+            (0.001, 600_000, Growth::Scaling(2)),
+        ] {
+            let spec = FilterSpec {
+                error,
+                capacity,
+                growth,
+                window: Window::Unbounded,
+                refresh: true,
+            };
+            let mut chain = Chain::new(&spec, 0xb10c, u64::MAX).expect("a filter");
+            assert_eq!(chain.links()[0].layout, Layout::NativeBlocked, "{error}");
+            let added: Vec<[u8; 8]> = (0..capacity).map(|i| (i * 2 + 1).to_le_bytes()).collect();
+            chain.add_many(added.iter().map(|a| &a[..]), u64::MAX, |r| {
+                assert!(r.is_ok());
+                true
+            });
+            assert_eq!(
+                chain.links().len(),
+                1,
+                "{error}: one link takes its capacity"
+            );
+            assert!(added.iter().all(|a| chain.contains(a)), "no false negative");
+            let lookups = 400_000u64;
+            let hits = (0..lookups)
+                .filter(|i| chain.contains(&(i * 2).to_le_bytes()))
+                .count() as u64;
+            let m = Measurement {
+                error,
+                trials: lookups,
+                hits,
+            };
+            assert!(m.within_bound(), "{error}: {hits} of {lookups}");
+            // Both formats give it back.
+            let filter = crate::Filter::Chain(chain);
+            let mut fields: Vec<Field> = Vec::new();
+            crate::rdb::encode(&filter, &mut fields);
+            let back = crate::rdb::decode(&mut FieldSlice(&fields)).expect("decodes");
+            assert_eq!(back, filter);
+            let header = crate::scandump::header(&filter);
+            let mut dumped = crate::scandump::filter_from_header(&header, 1, u64::MAX).unwrap();
+            for (next, chunk) in crate::scandump::chunks(&filter) {
+                crate::scandump::load_chunk(&mut dumped, next, chunk).unwrap();
+            }
+            assert_eq!(dumped, filter);
+        }
+    }
+
     /// A crawler's filter as `BF.ADD` creates it holds 1% over 200,000 URLs, in each of five
     /// runs (the full 2,000,000 URLs and 20 runs: `--example default_filters`).
     #[test]

@@ -1,10 +1,11 @@
 //! Lookups: an item's `r + 1` base lines are consecutive (block `b` of every slot), requested
 //! together; a batch hashes and prefetches [`DEPTH`] items ahead, as a chain's batches do.
 
+use crate::blocked::{holds, pattern};
 use crate::hash::{reduce, ItemHash};
 use crate::hints;
 use crate::lookahead::answer_ahead;
-use crate::window::rotating::{holds, pattern, Rotating};
+use crate::window::rotating::Rotating;
 
 /// An item's place in the base arrays: its first line (block `b` of slot 0) and its bits.
 pub(crate) struct Probe {

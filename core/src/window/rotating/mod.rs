@@ -43,7 +43,7 @@ mod tests;
 use std::sync::atomic::{AtomicU64, Ordering};
 
 use crate::defrag::Defrag;
-use crate::hash::{mix64, reduce, ItemHash};
+use crate::hash::{reduce, ItemHash};
 use crate::lines::{self, Line};
 use crate::memory::{allocated, OutOfMemory};
 use crate::outcome::FilterError;
@@ -51,6 +51,7 @@ use crate::sizing::MAX_LINK_BITS;
 use crate::spec::{FilterSpec, Window};
 use crate::window::common::{WindowBase, HEADROOM, MAX_CLOCK};
 
+use crate::blocked::{holds, pattern};
 use design::{Design, BLOCK_BITS};
 
 /// Share of the request the computed rate of a time window may reach in a burst, its extras
@@ -68,40 +69,6 @@ pub const MAX_EXTRAS: usize = 32;
 
 /// The generation number of a slot that never held one.
 pub const EMPTY: u64 = u64::MAX;
-
-/// The multipliers that place an item's `k` bits in its block: fixed odd numbers, each bit
-/// the top 9 bits of the item's key times one of them.
-const SALTS: [u64; design::MAX_BLOCK_HASHES as usize] = {
-    let mut salts = [0u64; design::MAX_BLOCK_HASHES as usize];
-    let mut i = 0;
-    while i < salts.len() {
-        salts[i] = mix64(0x6a09_e667_f3bc_c909 ^ i as u64) | 1;
-        i += 1;
-    }
-    salts
-};
-
-/// An item's `k` bits in a block, as the block's eight words would hold them.
-#[inline(always)]
-pub(crate) fn pattern(key: u64, hashes: u32) -> [u64; 8] {
-    let mut mask = [0u64; 8];
-    for &salt in &SALTS[..hashes as usize] {
-        let bit = key.wrapping_mul(salt) >> 55;
-        mask[(bit >> 6) as usize] |= 1 << (bit & 63);
-    }
-    mask
-}
-
-/// Whether a line holds every bit of a pattern.
-#[inline(always)]
-pub(crate) fn holds(line: &Line, mask: &[u64; 8]) -> bool {
-    let missing = line
-        .0
-        .iter()
-        .zip(mask)
-        .fold(0, |missing, (word, bits)| missing | (bits & !word));
-    missing == 0
-}
 
 /// An array a generation grew in a burst: a blocked Bloom filter of its own.
 #[derive(Debug, Clone, PartialEq)]

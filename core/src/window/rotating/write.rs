@@ -3,6 +3,7 @@
 //! generation an extra array. Every check comes before the first change, so a refused add
 //! changes nothing (and is not replicated).
 
+use crate::blocked::pattern;
 use crate::hash::ItemHash;
 use crate::lines::Line;
 use crate::lookahead::each_ahead;
@@ -13,7 +14,7 @@ use crate::window::common::MAX_CLOCK;
 use crate::window::rotating::design::{array_rate, max_load, ArrayDesign, BLOCK_BITS};
 use crate::window::rotating::lookup::{Probe, DEPTH};
 use crate::window::rotating::{
-    pattern, Extra, Rotating, Slot, BASE_CEILING, BURST_CEILING, EMPTY, MAX_EXTRAS,
+    Extra, Rotating, Slot, BASE_CEILING, BURST_CEILING, EMPTY, MAX_EXTRAS,
 };
 
 /// Where an add's bits go.
