@@ -37,6 +37,8 @@ SUDO := $(shell [ "$$(id -u)" = 0 ] || { command -v sudo >/dev/null 2>&1 && echo
 PREFIX      ?= /usr/local
 DESTDIR     ?=
 MODULE_DIR  := $(DESTDIR)$(PREFIX)/lib/redis/modules
+BIN_DIR     := $(DESTDIR)$(PREFIX)/bin
+CLI         := $(CURDIR)/target/release/rsbloom
 
 .PHONY: all deps build run check test pytest test-py fmt clippy clean install uninstall deb
 
@@ -62,19 +64,22 @@ deps:
 	  exit 1; }
 
 build: deps
-	$(CARGO) build --release
+	$(CARGO) build --release -p rsbloom -p rsbloom-cli
 
 # The module where servers' configs usually point (loadmodule <dir>/rsbloom.so), mode 0755:
 # Redis refuses to load a module file without execute permission.
 install: build
 	install -d $(MODULE_DIR)
 	install -m 0755 $(MODULE) $(MODULE_DIR)/rsbloom.so
+	install -d $(BIN_DIR)
+	install -m 0755 $(CLI) $(BIN_DIR)/rsbloom
 	@echo "rsbloom: installed $(MODULE_DIR)/rsbloom.so; load it with"
 	@echo "  loadmodule $(PREFIX)/lib/redis/modules/rsbloom.so   (redis.conf / valkey.conf)"
 	@echo "  MODULE LOAD $(PREFIX)/lib/redis/modules/rsbloom.so  (redis-cli, a running server)"
+	@echo "rsbloom: installed $(BIN_DIR)/rsbloom, the loader (rsbloom load --help)"
 
 uninstall:
-	rm -f $(MODULE_DIR)/rsbloom.so
+	rm -f $(MODULE_DIR)/rsbloom.so $(BIN_DIR)/rsbloom
 
 deb: build
 	scripts/deb

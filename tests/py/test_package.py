@@ -34,9 +34,15 @@ def test_make_install_and_uninstall():
         # Redis refuses a module file without execute permission.
         assert oct(os.stat(module).st_mode & 0o777) == "0o755"
         loads_and_answers(module)
+        # The loader beside it, in $(PREFIX)/bin.
+        cli = os.path.join(dest, "opt/rs/bin/rsbloom")
+        assert oct(os.stat(cli).st_mode & 0o777) == "0o755"
+        usage = subprocess.run([cli, "load", "--help"], check=True, capture_output=True, text=True)
+        assert "--key" in usage.stdout
         subprocess.run(["make", "-C", REPO, "uninstall", f"DESTDIR={dest}", "PREFIX=/opt/rs"],
                        check=True, capture_output=True)
         assert not os.path.exists(module)
+        assert not os.path.exists(cli)
 
 
 def test_the_debian_package():
@@ -53,6 +59,7 @@ def test_the_debian_package():
         listing = subprocess.run(["dpkg-deb", "-c", deb], check=True, capture_output=True,
                                  text=True).stdout
         for path in ["./usr/lib/redis/modules/rsbloom.so",
+                     "./usr/bin/rsbloom",
                      "./etc/redis/rsbloom.conf",
                      "./usr/share/doc/rsbloom/copyright",
                      "./usr/share/doc/rsbloom/README.md"]:
