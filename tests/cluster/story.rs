@@ -86,6 +86,7 @@ fn cluster_million_items_failover_and_reshard() {
         total,
         ITEMS + failed.after.items.len() + resharded.more.items.len() + during.items.len()
     );
+    the_loader_fills_a_filter_through_the_cluster(&cl, failed.victim);
     println!(
         "cluster: final check via the rejoined node: {total} items, 0 missing ({:.1} s); whole test {:.1} s",
         t.elapsed().as_secs_f64(),
@@ -692,4 +693,36 @@ fn survive_reshard_back_under_writes(
         items: during,
         slots: during_slots,
     }
+}
+
+/// `rsbloom load --cluster`, given one node, reaches the node of the filter's key.
+fn the_loader_fills_a_filter_through_the_cluster(cl: &Cluster, entry: usize) {
+    let items: Vec<String> = (0..20_000).map(|i| url("loader", i)).collect();
+    let url = format!("redis://127.0.0.1:{}", cl.nodes[entry].port);
+    let mut child = std::process::Command::new(cli_path())
+        .args(["load", "--cluster", "-u", &url, "-k", "loader:filter"])
+        .stdin(Stdio::piped())
+        .stderr(Stdio::piped())
+        .spawn()
+        .unwrap();
+    use std::io::Write;
+    child
+        .stdin
+        .take()
+        .unwrap()
+        .write_all((items.join("\n") + "\n").as_bytes())
+        .unwrap();
+    let out = child.wait_with_output().unwrap();
+    let err = String::from_utf8_lossy(&out.stderr);
+    assert!(out.status.success(), "{err}");
+    assert!(err.contains("20000 lines into loader:filter"), "{err}");
+    let mut con = cl.client(entry);
+    let mut cmd = redis::cmd("BF.MEXISTS");
+    cmd.arg("loader:filter").arg(&items);
+    let present: Vec<bool> = cmd.query(&mut con).unwrap();
+    assert!(present.iter().all(|&p| p), "every line through the cluster");
+    println!(
+        "cluster: rsbloom load --cluster put 20,000 lines into loader:filter via port {}",
+        cl.nodes[entry].port
+    );
 }

@@ -58,6 +58,42 @@ fn build_module() -> String {
     profile_dir.join("librsbloom.so").display().to_string()
 }
 
+/// The `rsbloom` binary of this test binary's profile, built once.
+pub fn cli_path() -> String {
+    static CLI: std::sync::OnceLock<String> = std::sync::OnceLock::new();
+    CLI.get_or_init(|| {
+        let exe = std::env::current_exe().expect("the test binary's path");
+        let profile_dir = exe
+            .parent()
+            .and_then(Path::parent)
+            .expect("target/<profile>");
+        let target_dir = profile_dir.parent().expect("target");
+        let profile = profile_dir.file_name().unwrap().to_string_lossy();
+        let profile = if profile == "debug" { "dev" } else { &profile };
+        let cargo = std::env::var("CARGO").unwrap_or_else(|_| "cargo".into());
+        let out = Command::new(&cargo)
+            .args([
+                "build",
+                "-p",
+                "rsbloom-cli",
+                "--profile",
+                profile,
+                "--target-dir",
+            ])
+            .arg(target_dir)
+            .current_dir(env!("CARGO_MANIFEST_DIR"))
+            .output()
+            .expect("cargo build");
+        assert!(
+            out.status.success(),
+            "{}",
+            String::from_utf8_lossy(&out.stderr)
+        );
+        profile_dir.join("rsbloom").display().to_string()
+    })
+    .clone()
+}
+
 /// The server binary: `$RSBLOOM_TEST_SERVER`, by default Debian's redis-server.
 pub fn server_binary() -> String {
     match std::env::var("RSBLOOM_TEST_SERVER") {
