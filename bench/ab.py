@@ -13,8 +13,9 @@ as target/ab/librsbloom-<sha>.so, so a second comparison against the same commit
 
 Rows: 100-item BF.MADD (a freshly reserved 10M filter per measurement, so it stays one link)
 and BF.MEXISTS (a 10M filter at 1% holding BENCH_FILL items, half the lookups present), at
-pipeline 32, the rows where the SplitMix64 regression showed; with BENCH_AB_BIG=1 the same on a
-filter of BENCH_BIG_CAPACITY (1 GiB by default). The figures go to stdout and bench/AB.md.
+pipeline 32, the rows where the SplitMix64 regression showed; BF.BULKEXISTS of blobs of 1,000
+URLs on the same filter when both builds have it; with BENCH_AB_BIG=1 the same on a filter of
+BENCH_BIG_CAPACITY (1 GiB by default). The figures go to stdout and bench/AB.md.
 
 Environment (all optional): BENCH_ROUNDS (default 5), BENCH_SECONDS (default 3), BENCH_CLIENTS,
 BENCH_FILL (default 5000000), BENCH_AB_BIG, BENCH_BIG_CAPACITY.
@@ -29,6 +30,7 @@ import subprocess
 import sys
 
 import bench
+import bulk
 from bench import BATCH, ERROR_RATE, SMALL_CAPACITY, Bench, Server, log
 
 REPO = bench.REPO
@@ -72,6 +74,30 @@ class Comparison:
         self.runner = Bench(servers)
         self.rows = []
 
+    def bulk_row(self, label, cmds):
+        """Paired rounds of bulk lookups (prebuilt commands, sent by bulk.py's client)."""
+        def measure(server, repeats):
+            wall = bulk.drive(server.port, cmds * repeats, bulk.BLOB_ITEMS)
+            return len(cmds) * repeats * bulk.BLOB_ITEMS / wall, 0.0
+
+        probe = [measure(s, 1)[0] for s in self.servers]
+        items = len(cmds) * bulk.BLOB_ITEMS
+        repeats = max(1, round(SECONDS * statistics.geometric_mean(probe) / items))
+        self.paired(label, measure, repeats)
+
+    def paired(self, label, measure, amount):
+        rounds = []
+        for rnd in range(ROUNDS):
+            order = (0, 1) if rnd % 2 == 0 else (1, 0)
+            figures = [None, None]
+            for i in order:
+                figures[i] = measure(self.servers[i], amount)
+            ratio = figures[0][0] / figures[1][0]
+            rounds.append((figures, ratio))
+            log(f"    round {rnd + 1}/{ROUNDS}: this {figures[0][0]:>12,.0f}  base "
+                f"{figures[1][0]:>12,.0f} items/s  ratio {ratio:.3f}")
+        self.rows.append((label, rounds))
+
     def row(self, label, args, prepare=None):
         """Paired rounds of one redis-benchmark row; items/s per build and the ratios."""
         def measure(server, requests):
@@ -86,17 +112,19 @@ class Comparison:
             # A fresh filter per measurement stays one link: at most 90% of its capacity.
             requests = min(requests, int(SMALL_CAPACITY * 0.9 / BATCH))
         log(f"  {label}: {requests:,} requests of {BATCH} items per measurement")
-        rounds = []
-        for rnd in range(ROUNDS):
-            order = (0, 1) if rnd % 2 == 0 else (1, 0)
-            figures = [None, None]
-            for i in order:
-                figures[i] = measure(self.servers[i], requests)
-            ratio = figures[0][0] / figures[1][0]
-            rounds.append((figures, ratio))
-            log(f"    round {rnd + 1}/{ROUNDS}: this {figures[0][0]:>12,.0f}  base "
-                f"{figures[1][0]:>12,.0f} items/s  ratio {ratio:.3f}")
-        self.rows.append((label, rounds))
+        self.paired(label, measure, requests)
+
+
+def has_bulk(server):
+    """Whether the build answers BF.BULKEXISTS."""
+    con = server.client()
+    try:
+        con.execute_command("BF.BULKEXISTS", "small", b"x")
+        return True
+    except Exception:  # noqa: BLE001 - an unknown command
+        return False
+    finally:
+        con.close()
 
 
 def fresh_filter(key, capacity):
@@ -153,6 +181,12 @@ def main():
         bench.prefill(servers, "small", SMALL_CAPACITY, fill)
         comparison.row("10M BF.MEXISTS P32", query)
         comparison.row("10M BF.MADD P32", add, prepare=fresh_filter("small:add", SMALL_CAPACITY))
+        if all(has_bulk(server) for server in servers):
+            # Half of them present, as the BF.MEXISTS row's.
+            urls = bench.numbered_items(bench.PRESENT_PREFIX, FILL + 500_000)[FILL - 500_000:]
+            cmds = [bulk.resp(b"BF.BULKEXISTS", b"small", b"\n".join(urls[i:i + bulk.BLOB_ITEMS]))
+                    for i in range(0, len(urls), bulk.BLOB_ITEMS)]
+            comparison.bulk_row("10M BF.BULKEXISTS of 1,000", cmds)
         if os.environ.get("BENCH_AB_BIG"):
             for server in servers:
                 server.client().delete("small", "small:add")
