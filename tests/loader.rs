@@ -171,6 +171,26 @@ fn a_cuckoo_filter_and_a_refused_item() {
         .parse()
         .unwrap();
     assert!((100..=200).contains(&line), "{err}");
+    // Creation options that cannot apply are refused, not ignored.
+    for args in [
+        &["load", "-u", &u, "-k", "x", "--sliding"][..],
+        &["load", "-u", &u, "-k", "x", "--expansion", "4"],
+        &[
+            "load",
+            "-u",
+            &u,
+            "-k",
+            "x",
+            "--cuckoo",
+            "--capacity",
+            "10",
+            "--sliding",
+        ],
+    ] {
+        let out = rsbloom(args, b"a\n");
+        assert_eq!(out.status.code(), Some(1), "{args:?}");
+        assert_eq!(run(&mut c, &["EXISTS", "x"]), int(0), "{args:?}");
+    }
     // No server: exit 1, said so.
     let out = rsbloom(&["load", "-u", "redis://127.0.0.1:1", "-k", "x"], b"a\n");
     assert_eq!(out.status.code(), Some(1));

@@ -40,8 +40,24 @@ impl Server {
     /// Creates the filter with `create`'s options when any is given and the key is missing; an
     /// existing filter is kept as it is.
     pub fn create(&mut self, key: &str, cuckoo: bool, create: &Create) -> Result<(), String> {
+        let bloom_only = create.error_rate.is_some()
+            || create.nonscaling
+            || create.window.is_some()
+            || create.sliding;
+        if cuckoo && bloom_only {
+            return Err(
+                "--error-rate, --nonscaling, --window and --sliding are a Bloom \
+                        filter's: a cuckoo filter takes --capacity and --expansion"
+                    .into(),
+            );
+        }
         let Some(capacity) = create.capacity else {
-            if create.error_rate.is_some() || create.nonscaling || create.window.is_some() {
+            let given = create.error_rate.is_some()
+                || create.expansion.is_some()
+                || create.nonscaling
+                || create.window.is_some()
+                || create.sliding;
+            if given {
                 return Err("the creation options need --capacity".into());
             }
             return Ok(());

@@ -114,6 +114,18 @@ pub fn push_frame(blob: &mut Vec<u8>, item: &[u8]) {
     blob.extend_from_slice(item);
 }
 
+/// The items an add took (every one whose answer is not [`REFUSED`]), as a FRAMED blob; None
+/// when it took none. A bulk add that refused some items replicates these.
+pub fn taken(items: &[&[u8]], answers: &[u8]) -> Option<Vec<u8>> {
+    let mut blob = Vec::new();
+    let mut any = false;
+    for (item, _) in items.iter().zip(answers).filter(|(_, &a)| a != REFUSED) {
+        push_frame(&mut blob, item);
+        any = true;
+    }
+    any.then_some(blob)
+}
+
 /// What a bulk command asks for beyond its blob: `[FRAMED] [AT ms] [NOREFRESH] blob` (the
 /// Bloom commands' words; the cuckoo commands take `FRAMED` alone).
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
@@ -226,6 +238,15 @@ mod tests {
         assert!(BlobError::PartialLength { offset: 0 }
             .reply()
             .contains("nothing was changed"));
+    }
+
+    #[test]
+    fn taken_items_are_framed_and_refused_ones_left_out() {
+        let items: [&[u8]; 3] = [b"a", b"", b"c"];
+        assert_eq!(taken(&items, b"1E0"), Some(framed(&[b"a", b"c"])));
+        assert_eq!(taken(&items, b"0E1"), Some(framed(&[b"a", b"c"])));
+        assert_eq!(taken(&items, b"E1E"), Some(framed(&[b""])));
+        assert_eq!(taken(&items, b"EEE"), None);
     }
 
     #[test]

@@ -14,6 +14,7 @@ use std::io::Read;
 use crate::datatype::Stored;
 use crate::ffi::{Args, Ctx, Key, KeyContent, Word};
 use rsbloom_core::args::Refusal;
+use rsbloom_core::bulk::{self, BulkWords};
 use rsbloom_core::errors;
 use rsbloom_core::scandump::Scan;
 
@@ -46,6 +47,30 @@ pub fn create<'k, T: Stored>(
         .collect();
     ctx.replicate(reserve, a, &argv);
     key.create(value)
+}
+
+/// The words and items of a bulk command (`<command> key [words…] blob`), or the reply sent
+/// when they are refused; `window` says whether `AT` and `NOREFRESH` are taken.
+pub fn bulk_items<'a>(
+    ctx: &Ctx,
+    a: &'a Args,
+    command: &str,
+    window: bool,
+) -> Option<(BulkWords, Vec<&'a [u8]>)> {
+    let words = match bulk::words(&a.to_vec(), command, window) {
+        Ok(words) => words,
+        Err(refusal) => {
+            refuse(ctx, refusal);
+            return None;
+        }
+    };
+    match bulk::items(a.get(a.len() - 1), words.framed) {
+        Ok(items) => Some((words, items)),
+        Err(e) => {
+            ctx.reply_error(&e.reply());
+            None
+        }
+    }
 }
 
 /// The reply to a refused argument list.

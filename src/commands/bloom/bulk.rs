@@ -11,41 +11,18 @@
 //! [`super::add`]).
 
 use super::add::{filter_to_add_to, write_time, NewFilter};
-use crate::commands::{refuse, with_optional};
+use crate::commands::{bulk_items, with_optional};
 use crate::config;
 use crate::datatype::Stored;
 use crate::ffi::{Args, Ctx, Word};
 use crate::forget;
 use crate::stats::{self, Work};
-use rsbloom_core::bulk::{self, BulkWords, NO, REFUSED, YES};
+use rsbloom_core::bulk::{self, NO, REFUSED, YES};
 use rsbloom_core::window::args::WindowWords;
 use rsbloom_core::{AddOutcome, Filter};
 
-/// The words and items of a bulk call, or the reply already sent.
-fn parse<'a>(
-    ctx: &Ctx,
-    a: &'a Args,
-    command: &str,
-    window: bool,
-) -> Option<(BulkWords, Vec<&'a [u8]>)> {
-    let words = match bulk::words(&a.to_vec(), command, window) {
-        Ok(words) => words,
-        Err(refusal) => {
-            refuse(ctx, refusal);
-            return None;
-        }
-    };
-    match bulk::items(a.get(a.len() - 1), words.framed) {
-        Ok(items) => Some((words, items)),
-        Err(e) => {
-            ctx.reply_error(&e.reply());
-            None
-        }
-    }
-}
-
 pub fn bulkadd(ctx: &Ctx, a: &Args) {
-    let Some((words, items)) = parse(ctx, a, "BF.BULKADD", true) else {
+    let Some((words, items)) = bulk_items(ctx, a, "BF.BULKADD", true) else {
         return;
     };
     let mut key = ctx.open_key(a, 1, true);
@@ -106,21 +83,12 @@ fn replicate_applied(
     clock: Option<u64>,
     norefresh: bool,
 ) {
-    let refused = answers.contains(&REFUSED);
-    if clock.is_none() && !refused {
+    if clock.is_none() && !answers.contains(&REFUSED) {
         return ctx.replicate_verbatim();
     }
-    let mut blob = Vec::new();
-    let mut taken = 0;
-    for (item, &answer) in items.iter().zip(answers) {
-        if answer != REFUSED {
-            bulk::push_frame(&mut blob, item);
-            taken += 1;
-        }
-    }
-    if taken == 0 {
+    let Some(blob) = bulk::taken(items, answers) else {
         return;
-    }
+    };
     let clock = clock.map(|c| c.to_string());
     let mut argv = vec![Word::Arg(1), Word::Text("FRAMED")];
     if let Some(clock) = &clock {
@@ -134,7 +102,7 @@ fn replicate_applied(
 }
 
 pub fn bulkexists(ctx: &Ctx, a: &Args) {
-    let Some((_, items)) = parse(ctx, a, "BF.BULKEXISTS", false) else {
+    let Some((_, items)) = bulk_items(ctx, a, "BF.BULKEXISTS", false) else {
         return;
     };
     with_optional(ctx, a, |filter: Option<&mut Filter>| {

@@ -4,7 +4,7 @@ use super::create;
 use crate::commands::refuse;
 use crate::config;
 use crate::datatype::Stored;
-use crate::ffi::{Args, Ctx, KeyContent, Word};
+use crate::ffi::{Args, Ctx, Key, KeyContent, Word};
 use crate::stats::{self, Work};
 use rsbloom_core::cuckoo::args;
 use rsbloom_core::errors::{self, cf};
@@ -48,12 +48,57 @@ fn single(ctx: &Ctx, a: &Args, kind: Command) {
     if a.len() != 3 {
         return ctx.reply_wrong_arity();
     }
+    insert_items(ctx, a, kind, 2, Some(add_defaults()));
+}
+
+/// What `CF.ADD` (and `CF.BULKADD`) creates in a missing key: the module defaults, the
+/// expansion as stored.
+pub(super) fn add_defaults() -> CuckooSpec {
     let defaults = config::cuckoo_defaults();
-    let spec = CuckooSpec {
+    CuckooSpec {
         expansion: CuckooSpec::stored_expansion(defaults.expansion),
         ..defaults
+    }
+}
+
+/// The filter an insert goes to: the key's, or one created as `create_as` says; None when the
+/// insert is refused (the reply sent): another type, a missing key without `create_as`
+/// (`ERR not found`), a creation the limits refuse, or a filter at the sub-filter limit
+/// (RedisBloom's check, once, before any item).
+pub(super) fn filter_to_insert_into<'k>(
+    ctx: &Ctx,
+    a: &Args,
+    key: &'k mut Key,
+    create_as: Option<CuckooSpec>,
+    max_filters: usize,
+) -> Option<&'k mut Cuckoo> {
+    let refuse_with = |text: &str| {
+        ctx.reply_error(text);
+        None
     };
-    insert_items(ctx, a, kind, 2, Some(spec));
+    // Asked first, so that the borrow of the value below is the one returned.
+    let cf = if key.is_empty() {
+        let Some(spec) = create_as else {
+            return refuse_with(errors::NOT_FOUND);
+        };
+        // The new filter's one sub-filter would already be the limit: create nothing.
+        if max_filters <= 1 {
+            return refuse_with(cf::MAX_EXPANSIONS);
+        }
+        match create(ctx, a, key, &spec, None) {
+            Ok(cf) => cf,
+            Err(text) => return refuse_with(&text),
+        }
+    } else {
+        match key.content::<Cuckoo>() {
+            KeyContent::Value(cf) => cf,
+            _ => return refuse_with(errors::WRONG_TYPE),
+        }
+    };
+    if cf.filter_count() >= max_filters {
+        return refuse_with(cf::MAX_EXPANSIONS);
+    }
+    Some(cf)
 }
 
 fn multi(ctx: &Ctx, a: &Args, kind: Command) {
@@ -70,26 +115,9 @@ fn multi(ctx: &Ctx, a: &Args, kind: Command) {
 fn insert_items(ctx: &Ctx, a: &Args, kind: Command, first: usize, create_as: Option<CuckooSpec>) {
     let max_filters = config::cf_max_expansions();
     let mut key = ctx.open_key(a, 1, true);
-    let cf = match key.content::<Cuckoo>() {
-        KeyContent::Other => return ctx.reply_error(errors::WRONG_TYPE),
-        KeyContent::Value(cf) => cf,
-        KeyContent::Empty => {
-            let Some(spec) = create_as else {
-                return ctx.reply_error(errors::NOT_FOUND);
-            };
-            // The new filter's one sub-filter would already be the limit: create nothing.
-            if max_filters <= 1 {
-                return ctx.reply_error(cf::MAX_EXPANSIONS);
-            }
-            match create(ctx, a, &mut key, &spec, None) {
-                Ok(cf) => cf,
-                Err(text) => return ctx.reply_error(&text),
-            }
-        }
+    let Some(cf) = filter_to_insert_into(ctx, a, &mut key, create_as, max_filters) else {
+        return;
     };
-    if cf.filter_count() >= max_filters {
-        return ctx.reply_error(cf::MAX_EXPANSIONS);
-    }
     let limit = config::max_filter_bytes();
     let before = cf.gauges();
     if kind.multi() {
