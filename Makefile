@@ -176,7 +176,7 @@ test-py: pytest
 # durability ones, which exercise the module rather than the server.
 .PHONY: test-matrix
 MATRIX_SERVERS := redis-7.4 redis-8.0 valkey-8.1 valkey-9.1
-MATRIX_TESTS   := acl bloom bulk config cuckoo migration persistence replication valkey_bloom window
+MATRIX_TESTS   := acl bloom bulk config cuckoo growing migration persistence replication valkey_bloom window
 test-matrix: deps venv
 	$(VENV)/bin/python -m pip install -q --disable-pip-version-check $(PY_PKGS)
 	$(CARGO) build --release

@@ -38,6 +38,9 @@ static EXPANSION: AtomicU64 = AtomicU64::new(2);
 static MAX_FILTER_BYTES: AtomicU64 = AtomicU64::new(DEFAULT_MAX_FILTER_BYTES);
 static CF_MAX_EXPANSIONS: AtomicU64 = AtomicU64::new(32);
 static AT_TOLERANCE: AtomicU64 = AtomicU64::new(1000);
+/// `bf.expandable`: whether an add to a missing key (and a creating BF.INSERT without
+/// EXPANSION or NONSCALING) makes a growing filter instead of a RedisBloom chain.
+static EXPANDABLE: AtomicBool = AtomicBool::new(false);
 
 /// Whether a setting's documented name (`bf.*`) was given while the config file was applied:
 /// then it wins over any other name of that setting in the file, wherever they stand.
@@ -124,12 +127,27 @@ pub fn unprefixed_configs() -> String {
     }
 }
 
+/// Whether new filters an add creates grow (`bf.expandable`).
+pub fn expandable() -> bool {
+    EXPANDABLE.load(Relaxed)
+}
+
+/// The growth of a filter an add creates: `EXPANDABLE` under `bf.expandable yes`, else the
+/// expansion setting's.
+pub fn default_growth() -> Growth {
+    if expandable() {
+        Growth::Expandable
+    } else {
+        Growth::from_expansion(expansion())
+    }
+}
+
 /// The filter an add to a missing key creates: the module defaults.
 pub fn default_spec() -> FilterSpec {
     FilterSpec {
         error: error_rate(),
         capacity: initial_size(),
-        growth: Growth::from_expansion(expansion()),
+        growth: default_growth(),
         window: Window::Unbounded,
         refresh: true,
     }
@@ -675,8 +693,22 @@ pub fn register(registrar: &Registrar) -> Result<(), String> {
     result
 }
 
+/// `bf.expandable`'s hooks.
+static EXPANDABLE_HOOKS: Hooks<bool> = Hooks {
+    get: |_| EXPANDABLE.load(Relaxed),
+    set: |_, val| {
+        EXPANDABLE.store(val, Relaxed);
+        Ok(())
+    },
+    id: 0,
+};
+
 fn register_and_load(registrar: &Registrar) -> Result<(), String> {
     ERROR_RATE_REGISTERED.store(ERROR_RATE_BITS.load(Relaxed), Relaxed);
+    let expandable = EXPANDABLE.load(Relaxed);
+    if !registrar.boolean(c"expandable", expandable, flags::DEFAULT, &EXPANDABLE_HOOKS) {
+        return Err("could not register config bf.expandable".into());
+    }
     register_error_rate(
         registrar,
         c"error-rate",

@@ -76,13 +76,13 @@ impl Stored for Filter {
     fn dump(&self, emit: &mut dyn FnMut(i64, &[u8])) {
         emit(1, &scandump::header(self));
         for (next, data) in scandump::chunks(self) {
-            emit(next, data);
+            emit(next, &data);
         }
     }
     fn digest_parts(&self, add: &mut dyn FnMut(&[u8])) {
         add(&scandump::header(self));
-        for bits in self.bit_arrays() {
-            add(bits);
+        for part in scandump::digest_parts(self) {
+            add(&part);
         }
     }
     fn memory_usage(&self) -> u64 {
@@ -117,7 +117,7 @@ impl Stored for Cuckoo {
     fn dump(&self, emit: &mut dyn FnMut(i64, &[u8])) {
         emit(1, &cuckoo_scandump::header(self));
         for (next, data) in cuckoo_scandump::chunks(self) {
-            emit(next, data);
+            emit(next, &data);
         }
     }
     fn digest_parts(&self, add: &mut dyn FnMut(&[u8])) {

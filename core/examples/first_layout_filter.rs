@@ -34,11 +34,11 @@ fn main() {
     let filter = Filter::from(Sliding::new(&spec, 0x6669_7273, u64::MAX).expect("a filter"));
     let mut out = std::io::BufWriter::new(std::io::stdout().lock());
     let header = scandump::header(&filter);
-    let records = std::iter::once((1i64, &header[..])).chain(scandump::chunks(&filter));
+    let records = std::iter::once((1i64, header.into())).chain(scandump::chunks(&filter));
     for (next, data) in records {
         out.write_all(&(next as u64).to_le_bytes()).expect("stdout");
         out.write_all(&(data.len() as u32).to_le_bytes())
             .expect("stdout");
-        out.write_all(data).expect("stdout");
+        out.write_all(&data).expect("stdout");
     }
 }

@@ -77,6 +77,12 @@ pub enum DecodeError {
     Seed,
     /// Bytes left over after a valkey-bloom `BF.LOAD` blob.
     TrailingBytes,
+    /// A growing filter's parameters that no growing filter has (widths, levels, split
+    /// pointer, items past what its chunks hold).
+    GrowingParameters,
+    /// A growing filter's chunk record that does not decode: cut short, past the last chunk,
+    /// or words that disagree with its entry count.
+    GrowingChunk,
 }
 
 impl fmt::Display for DecodeError {
@@ -115,6 +121,8 @@ impl fmt::Display for DecodeError {
             DecodeError::BitmapHeader => "bad valkey-bloom bit array header",
             DecodeError::Seed => "bad valkey-bloom seed or seed flag",
             DecodeError::TrailingBytes => "bytes after the end of the filter",
+            DecodeError::GrowingParameters => "bad growing filter parameters",
+            DecodeError::GrowingChunk => "bad growing filter chunk",
         };
         f.write_str(text)
     }

@@ -16,6 +16,9 @@ pub struct Summary {
     pub items: u64,
     /// `Expansion rate`; None (a null) when it does not grow.
     pub expansion: Option<u32>,
+    /// rsbloom's `Layout` field, which only layouts RedisBloom does not have add (a growing
+    /// filter's `expandable`), so a RedisBloom filter's reply stays RedisBloom's.
+    pub layout: Option<&'static std::ffi::CStr>,
 }
 
 /// `BF.INFO key WINDOW`: what a window filter of either layout says of its window.
@@ -42,7 +45,7 @@ pub struct WindowSummary {
 /// `Expansion rate` of a growth: None when it does not grow.
 pub(crate) fn expansion(growth: Growth) -> Option<u32> {
     match growth {
-        Growth::Fixed => None,
+        Growth::Fixed | Growth::Expandable => None,
         Growth::Scaling(n) => Some(n),
     }
 }

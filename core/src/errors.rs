@@ -83,6 +83,11 @@ pub const SLIDING_AND_WINDOW: &str =
 /// `EXPANSION` with `SLIDING`.
 pub const SLIDING_EXPANSION: &str =
     "ERR SLIDING filters do not grow (their memory is fixed): EXPANSION does not apply";
+/// `EXPANDABLE` with a window, `NONSCALING` or `EXPANSION`.
+pub const EXPANDABLE_CONFLICT: &str =
+    "ERR EXPANDABLE filters grow on their own: NONSCALING, EXPANSION, SLIDING and WINDOW do not apply";
+/// `EXPANDABLE` with an error rate a growing filter cannot honour.
+pub const EXPANDABLE_ERROR_RATE: &str = "ERR EXPANDABLE filters take error rates from 5.2e-9";
 /// A window filter asked for an error rate it cannot honour.
 pub const WINDOW_ERROR_RATE: &str = "ERR window filters take error rates from 5.6e-16";
 /// BF.INSERT's `AT` without a time in range.

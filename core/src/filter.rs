@@ -1,13 +1,14 @@
-//! The value behind one Bloom key: a scaling chain (RedisBloom's filters) or a window filter
-//! (keys of the `MBbloom--` type), or a valkey-bloom filter (keys of valkey-bloom's `bloomfltr`
+//! The value behind one Bloom key: a scaling chain (RedisBloom's filters), a window filter or a
+//! growing filter (keys of the `MBbloom--` type), or a valkey-bloom filter (keys of valkey-bloom's `bloomfltr`
 //! type). The commands reach all of them through [`Filter`]; each kind keeps its own rules.
 
 use crate::bloom::chain::Chain;
 use crate::defrag::Defrag;
 use crate::describe::{Summary, WindowSummary};
+use crate::growing::Growing;
 use crate::memory::allocated;
 use crate::outcome::{AddOutcome, FilterError};
-use crate::spec::{FilterSpec, Window};
+use crate::spec::{FilterSpec, Growth, Window};
 use crate::valkey::ValkeyBloom;
 use crate::window::partitioned::Sliding;
 use crate::window::rotating::Rotating;
@@ -27,6 +28,8 @@ pub enum Filter {
     Rotating(Box<Rotating>),
     /// A valkey-bloom filter, whose key keeps valkey-bloom's type (`bloomfltr`) and format.
     Valkey(Box<ValkeyBloom>),
+    /// A growing filter (`EXPANDABLE`): never sized, one chunk per lookup at any size.
+    Growing(Box<Growing>),
 }
 
 impl Filter {
@@ -47,12 +50,19 @@ impl Filter {
                 d.boxed(v);
                 v.defrag(d);
             }
+            Filter::Growing(g) => {
+                d.boxed(g);
+                g.defrag(d);
+            }
         }
     }
 
     /// A new filter for `spec`, hashed under `seed`, within `max_bytes`.
     pub fn new(spec: &FilterSpec, seed: u64, max_bytes: u64) -> Result<Self, FilterError> {
         match spec.window {
+            Window::Unbounded if spec.growth == Growth::Expandable => {
+                Growing::new(spec.error, spec.capacity, seed, max_bytes).map(Filter::from)
+            }
             Window::Unbounded => Chain::new(spec, seed, max_bytes).map(Filter::Chain),
             Window::Count | Window::Time { .. } => {
                 Rotating::new(spec, seed, max_bytes).map(Filter::from)
@@ -63,7 +73,7 @@ impl Filter {
     /// What the filter remembers: `Unbounded` for a chain, a window filter's window.
     pub fn window(&self) -> Window {
         match self {
-            Filter::Chain(_) | Filter::Valkey(_) => Window::Unbounded,
+            Filter::Chain(_) | Filter::Valkey(_) | Filter::Growing(_) => Window::Unbounded,
             Filter::Sliding(s) => s.base().kind(),
             Filter::Rotating(r) => r.base().kind(),
         }
@@ -95,6 +105,7 @@ impl Filter {
             Filter::Sliding(s) => s.contains_many(items, now, answer),
             Filter::Rotating(r) => r.contains_many(items, now, answer),
             Filter::Valkey(v) => v.contains_many(items, answer),
+            Filter::Growing(g) => g.contains_many(items, answer),
         }
     }
 
@@ -115,6 +126,7 @@ impl Filter {
             Filter::Sliding(s) => s.add_many(items, now, max_bytes, refresh, outcome),
             Filter::Rotating(r) => r.add_many(items, now, max_bytes, refresh, outcome),
             Filter::Valkey(v) => v.add_many(items, max_bytes, outcome),
+            Filter::Growing(g) => g.add_many(items, max_bytes, outcome),
         }
     }
 
@@ -125,13 +137,14 @@ impl Filter {
             Filter::Sliding(s) => s.summary(now),
             Filter::Rotating(r) => r.summary(now),
             Filter::Valkey(v) => v.summary(),
+            Filter::Growing(g) => g.summary(),
         }
     }
 
     /// `BF.INFO key WINDOW` at server time `now`; None for a filter without a window.
     pub fn window_summary(&self, now: u64) -> Option<WindowSummary> {
         match self {
-            Filter::Chain(_) | Filter::Valkey(_) => None,
+            Filter::Chain(_) | Filter::Valkey(_) | Filter::Growing(_) => None,
             Filter::Sliding(s) => Some(s.window_summary(now)),
             Filter::Rotating(r) => Some(r.window_summary(now)),
         }
@@ -144,6 +157,7 @@ impl Filter {
             Filter::Sliding(s) => s.debug_lines(now),
             Filter::Rotating(r) => r.debug_lines(now),
             Filter::Valkey(v) => v.debug_lines(),
+            Filter::Growing(g) => g.debug_lines(),
         }
     }
 
@@ -154,6 +168,7 @@ impl Filter {
             Filter::Sliding(s) => s.card(now),
             Filter::Rotating(r) => r.card(now),
             Filter::Valkey(v) => v.items(),
+            Filter::Growing(g) => g.items(),
         }
     }
 
@@ -164,6 +179,7 @@ impl Filter {
             Filter::Sliding(s) => s.base().added(),
             Filter::Rotating(r) => r.base().added(),
             Filter::Valkey(v) => v.items(),
+            Filter::Growing(g) => g.items(),
         }
     }
 
@@ -174,6 +190,7 @@ impl Filter {
             Filter::Sliding(s) => s.memory_usage(),
             Filter::Rotating(r) => r.memory_usage(),
             Filter::Valkey(v) => v.memory_usage(),
+            Filter::Growing(g) => allocated(std::mem::size_of::<Growing>()) + g.heap_bytes(),
         }
     }
 
@@ -186,6 +203,7 @@ impl Filter {
                 Filter::Sliding(s) => allocated(std::mem::size_of::<Sliding>()) + s.heap_bytes(),
                 Filter::Rotating(r) => allocated(std::mem::size_of::<Rotating>()) + r.heap_bytes(),
                 Filter::Valkey(v) => allocated(std::mem::size_of::<ValkeyBloom>()) + v.heap_bytes(),
+                Filter::Growing(g) => allocated(std::mem::size_of::<Growing>()) + g.heap_bytes(),
             }
     }
 
@@ -196,16 +214,19 @@ impl Filter {
             Filter::Sliding(s) => s.bit_bytes(),
             Filter::Rotating(r) => r.bit_bytes(),
             Filter::Valkey(v) => v.bit_bytes(),
+            Filter::Growing(g) => g.bit_bytes(),
         }
     }
 
-    /// Every bit array, in the order SCANDUMP streams them.
+    /// Every bit array, in the order SCANDUMP streams them (none for a growing filter, whose
+    /// stream is its chunk records).
     pub fn bit_arrays(&self) -> Vec<&[u8]> {
         match self {
             Filter::Chain(c) => c.links().iter().map(|l| l.bytes()).collect(),
             Filter::Sliding(s) => s.bit_arrays().collect(),
             Filter::Rotating(r) => r.bit_arrays().collect(),
             Filter::Valkey(v) => v.filters().iter().map(|f| f.bits()).collect(),
+            Filter::Growing(_) => Vec::new(),
         }
     }
 
@@ -216,6 +237,7 @@ impl Filter {
             Filter::Sliding(s) => s.bit_arrays_mut().collect(),
             Filter::Rotating(r) => r.bit_arrays_mut().collect(),
             Filter::Valkey(v) => v.filters_mut().iter_mut().map(|f| f.bits_mut()).collect(),
+            Filter::Growing(_) => Vec::new(),
         }
     }
 }
@@ -235,6 +257,12 @@ impl From<Sliding> for Filter {
 impl From<Rotating> for Filter {
     fn from(rotating: Rotating) -> Self {
         Filter::Rotating(Box::new(rotating))
+    }
+}
+
+impl From<Growing> for Filter {
+    fn from(growing: Growing) -> Self {
+        Filter::Growing(Box::new(growing))
     }
 }
 

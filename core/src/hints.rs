@@ -48,6 +48,19 @@ pub(crate) fn advise_huge_pages<T: Copy>(data: &mut [T]) {
     }
 }
 
+/// [`prefetch`] for the cache line holding any value (a table entry).
+#[inline(always)]
+pub(crate) fn prefetch_any<T>(value: &T) {
+    #[cfg(target_arch = "x86_64")]
+    // SAFETY: as in `prefetch`: a hint that cannot fault, from a live reference.
+    unsafe {
+        use std::arch::x86_64::{_mm_prefetch, _MM_HINT_T0};
+        _mm_prefetch::<_MM_HINT_T0>((value as *const T).cast());
+    }
+    #[cfg(not(target_arch = "x86_64"))]
+    let _ = value;
+}
+
 /// [`prefetch`] for the cache line holding `byte`.
 #[inline(always)]
 pub(crate) fn prefetch_byte(byte: &u8) {

@@ -46,6 +46,8 @@
 //! ```
 //! Filters saved before the blocked layout have flags `WINDOW` alone and a bit array per
 //! slice; they still load, and keep that layout.
+//! A growing filter ([`crate::growing`]) has flag bit 5 (`GROWING`) alone, and its fields
+//! follow ([`crate::growing::rdb`]).
 //! Splitting the bit array keeps Redis's per-string work (LZF attempt, read buffer) bounded
 //! instead of allocating a second copy of a multi-gigabyte array.
 //! Older rsbloom builds wrote 16 MiB pieces; the reader takes pieces of any size.
@@ -55,7 +57,7 @@ use crate::codec::{DecodeError, FieldReader, FieldWriter};
 use crate::filter::Filter;
 use crate::hash::FIXED_SEED;
 use crate::window::{partitioned, rotating};
-use crate::{bloom, valkey};
+use crate::{bloom, growing, valkey};
 
 /// RDB encoding version of rsbloom's format. RedisBloom writes 4 and refuses anything above,
 /// so it cannot misread an rsbloom RDB.
@@ -74,6 +76,9 @@ const FLAG_ROTATING: u64 = 8;
 /// With [`FLAG_ROTATING`]: the `NOREFRESH` mode (an older rsbloom refuses the flags cleanly
 /// rather than load the filter as refreshing).
 const FLAG_NOREFRESH: u64 = 16;
+/// A growing filter ([`crate::growing`]), whose fields follow (an older rsbloom refuses the
+/// flag cleanly).
+const FLAG_GROWING: u64 = 32;
 
 /// Writes a filter: the `MBbloom--` value (its items, its flags, then the kind's fields), or
 /// for a valkey-bloom filter the `bloomfltr` value ([`crate::valkey::rdb`]), the type its key
@@ -97,6 +102,11 @@ pub fn encode(filter: &Filter, w: &mut impl FieldWriter) {
             rotating::rdb::encode(rotating, w);
         }
         Filter::Valkey(v) => valkey::rdb::encode(v, w),
+        Filter::Growing(g) => {
+            w.unsigned(g.items());
+            w.unsigned(FLAG_GROWING);
+            growing::rdb::encode(g, w);
+        }
     }
 }
 
@@ -127,6 +137,7 @@ pub fn decode(r: &mut impl FieldReader) -> Result<Filter, DecodeError> {
             let refresh = f & FLAG_NOREFRESH == 0;
             rotating::rdb::decode(r, items, refresh).map(Filter::from)
         }
+        FLAG_GROWING => growing::rdb::decode(r, items).map(Filter::from),
         0 | FLAG_NONSCALING => {
             bloom::rdb::decode(r, items, flags == FLAG_NONSCALING).map(Filter::Chain)
         }

@@ -10,6 +10,8 @@ pub enum Growth {
     Fixed,
     /// A new link of `n` times the last one's capacity (RedisBloom's EXPANSION, at least 1).
     Scaling(u32),
+    /// rsbloom's `EXPANDABLE`: a growing filter ([`crate::growing`]), no links.
+    Expandable,
 }
 
 impl Growth {
@@ -31,7 +33,7 @@ impl Growth {
     /// The expansion a chain of this growth stores (and SCANDUMP, the RDB and BF.INFO show).
     pub fn stored_expansion(self) -> u32 {
         match self {
-            Growth::Fixed => Self::FIXED_STORED_EXPANSION,
+            Growth::Fixed | Growth::Expandable => Self::FIXED_STORED_EXPANSION,
             Growth::Scaling(n) => n,
         }
     }

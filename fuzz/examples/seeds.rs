@@ -6,6 +6,7 @@
 //!
 //! `cargo run --example seeds -- [dir]` from `fuzz/`; `make fuzz` runs it.
 
+use std::borrow::Cow;
 use std::fs;
 use std::path::Path;
 
@@ -16,7 +17,8 @@ use rsbloom_core::sizing::{self, REDISBLOOM_LN2};
 use rsbloom_core::valkey;
 use rsbloom_core::window::rotating::Rotating;
 use rsbloom_core::{
-    rdb, scandump, Chain, Filter, FilterSpec, Growth, Sliding, ValkeyBloom, ValkeySpec, Window,
+    rdb, scandump, Chain, Filter, FilterSpec, Growing, Growth, Sliding, ValkeyBloom, ValkeySpec,
+    Window,
 };
 use rsbloom_core::{Cuckoo, CuckooSpec};
 use rsbloom_fuzz::{decode_dump, decode_rdb, encode_dump, encode_rdb, fields_of, CHUNKS_LIMIT};
@@ -49,6 +51,15 @@ const ARGS: &[&str] = &[
 /// Bits per entry as RedisBloom stores it (`|ln(error)| / ln(2)^2`).
 fn bpe(error: f64) -> f64 {
     (error.ln() / (REDISBLOOM_LN2 * REDISBLOOM_LN2)).abs()
+}
+
+/// A growing filter of `error` starting at `capacity`, holding `items` (several splits).
+fn growing(error: f64, capacity: u64, items: u32) -> Growing {
+    let mut g = Growing::new(error, capacity, 0x6772, u64::MAX).expect("a seed filter");
+    for i in 0..items {
+        let _ = g.add(format!("seed-{i}").as_bytes(), u64::MAX);
+    }
+    g
 }
 
 fn native(capacity: u64, nonscaling: bool, items: u32) -> Chain {
@@ -156,7 +167,8 @@ fn migrated(items: u32) -> Chain {
 fn redisbloom_header(chain: &Chain) -> Vec<u8> {
     let mut h = scandump::header(&Filter::Chain(chain.clone()));
     h.truncate(h.len() - 8 - chain.links().len());
-    let options = u32::from_le_bytes(h[12..16].try_into().unwrap()) & !scandump::options::OPT_RSBLOOM;
+    let options =
+        u32::from_le_bytes(h[12..16].try_into().unwrap()) & !scandump::options::OPT_RSBLOOM;
     h[12..16].copy_from_slice(&options.to_le_bytes());
     for (i, link) in chain.links().iter().enumerate() {
         let at = 20 + 53 * i + 32; // the link's bpe
@@ -232,9 +244,13 @@ fn main() {
                 600,
             )),
         ),
+        ("growing", Filter::from(growing(0.01, 100, 2_000))),
+        ("growing-reserved", Filter::from(growing(0.001, 5_000, 300))),
+        ("growing-empty", Filter::from(growing(0.01, 1, 0))),
     ];
     for (name, chain) in &filters {
-        let chunks: Vec<(i64, &[u8])> = scandump::chunks(chain).collect();
+        let chunks: Vec<(i64, Cow<[u8]>)> = scandump::chunks(chain).collect();
+        let chunks: Vec<(i64, &[u8])> = chunks.iter().map(|(n, c)| (*n, &c[..])).collect();
         write(
             out,
             "chunks",
@@ -246,7 +262,8 @@ fn main() {
     // RedisBloom's own SCANDUMP of a filter with some items (its first link only).
     let rb = migrated(80);
     let rb_filter = Filter::Chain(rb.clone());
-    let chunks: Vec<(i64, &[u8])> = scandump::chunks(&rb_filter).collect();
+    let chunks: Vec<(i64, Cow<[u8]>)> = scandump::chunks(&rb_filter).collect();
+    let chunks: Vec<(i64, &[u8])> = chunks.iter().map(|(n, c)| (*n, &c[..])).collect();
     write(
         out,
         "chunks",
@@ -302,7 +319,8 @@ fn valkey_seeds(out: &Path) {
         blob.extend(valkey::load::encode(&v));
         write(out, "valkey", &format!("blob-{name}"), &blob);
         let filter = Filter::from(v);
-        let chunks: Vec<(i64, &[u8])> = scandump::chunks(&filter).collect();
+        let chunks: Vec<(i64, Cow<[u8]>)> = scandump::chunks(&filter).collect();
+        let chunks: Vec<(i64, &[u8])> = chunks.iter().map(|(n, c)| (*n, &c[..])).collect();
         let stream = encode_dump(&scandump::header(&filter), &chunks);
         write(out, "chunks", &format!("valkey-{name}"), &stream);
     }
@@ -341,9 +359,8 @@ fn cuckoo_seeds(out: &Path) {
         for i in (0u32..adds).step_by(5) {
             cf.delete(cf.hash(&i.to_le_bytes()));
         }
-        let chunks: Vec<(i64, &[u8])> = cuckoo_scandump::chunks(&cf)
-            .map(|(next, c)| (next as i64, c))
-            .collect();
+        let chunks: Vec<(i64, Cow<[u8]>)> = cuckoo_scandump::chunks(&cf).collect();
+        let chunks: Vec<(i64, &[u8])> = chunks.iter().map(|(n, c)| (*n, &c[..])).collect();
         let mut stream = vec![0u8];
         stream.extend(encode_dump(&cuckoo_scandump::header(&cf), &chunks));
         write(out, "cuckoo", &format!("chunks-{name}"), &stream);

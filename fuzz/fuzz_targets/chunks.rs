@@ -29,9 +29,12 @@ fuzz_target!(|data: &[u8]| {
             Ok(()) => check_loaded_chunk(&filter, iterator, chunk),
             Err(_) => assert_eq!(filter, before, "a refused chunk changed the filter"),
         }
-        // Loading bits never changes the parameters.
+        // Loading bits never changes the parameters (a growing filter's chunk blocks are
+        // what its records load, so their size changes with them).
         assert_eq!(filter.added(), before.added());
-        assert_eq!(filter.bit_bytes(), before.bit_bytes());
+        if !matches!(filter, rsbloom_core::Filter::Growing(_)) {
+            assert_eq!(filter.bit_bytes(), before.bit_bytes());
+        }
     }
     check_filter(&filter, CHUNKS_LIMIT);
 });

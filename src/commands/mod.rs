@@ -139,7 +139,7 @@ pub fn reply_scan(ctx: &Ctx, scan: Scan, end: fn(&Ctx)) {
         }
         Scan::Chunk { next, data } => {
             ctx.reply_integer(next);
-            ctx.reply_bulk(data);
+            ctx.reply_bulk(&data);
         }
         Scan::End => {
             ctx.reply_integer(0);

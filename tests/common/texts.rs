@@ -68,3 +68,8 @@ pub mod cf {
     pub const CANNOT_CREATE: &str = "Couldn't create filter!";
     pub const CANNOT_LOAD_CHUNK: &str = "Couldn't load chunk!";
 }
+/// rsbloom's own: `EXPANDABLE` with another growth or a window.
+pub const EXPANDABLE_CONFLICT: &str =
+    "ERR EXPANDABLE filters grow on their own: NONSCALING, EXPANSION, SLIDING and WINDOW do not apply";
+/// rsbloom's own: `EXPANDABLE` with a rate too small for its slots.
+pub const EXPANDABLE_ERROR_RATE: &str = "ERR EXPANDABLE filters take error rates from 5.2e-9";

@@ -18,6 +18,7 @@ pub struct Reserve {
 /// Where `BF.RESERVE`'s own options stand (the window's go to `window`).
 struct ReserveOptions {
     nonscaling: bool,
+    expandable: bool,
     expansion_at: Option<usize>,
     seed_at: Option<usize>,
 }
@@ -26,6 +27,7 @@ struct ReserveOptions {
 /// `window`; an unknown word is refused by name.
 fn reserve_options(argv: &[&[u8]], window: &mut WindowOptions) -> Result<ReserveOptions, Refusal> {
     let mut nonscaling = false;
+    let mut expandable = false;
     let mut expansion_at = None;
     let mut seed_at = None;
     let mut i = 4;
@@ -37,6 +39,11 @@ fn reserve_options(argv: &[&[u8]], window: &mut WindowOptions) -> Result<Reserve
                 return twice("NONSCALING");
             }
             nonscaling = true;
+        } else if is(arg, "EXPANDABLE") {
+            if expandable {
+                return twice("EXPANDABLE");
+            }
+            expandable = true;
         } else if is(arg, "EXPANSION") {
             // RedisBloom takes the first of two (`EXPANSION 10 EXPANSION` is 10): rsbloom
             // refuses a second, which one of the two a user meant being unknowable.
@@ -60,6 +67,7 @@ fn reserve_options(argv: &[&[u8]], window: &mut WindowOptions) -> Result<Reserve
     }
     Ok(ReserveOptions {
         nonscaling,
+        expandable,
         expansion_at,
         seed_at,
     })
@@ -79,11 +87,11 @@ pub fn reserve(argv: &[&[u8]], default_expansion: u32) -> Result<Reserve, Refusa
             if is(a, "SEED") || is(a, "WINDOW") {
                 2
             } else {
-                usize::from(is(a, "SLIDING") || is(a, "NOREFRESH"))
+                usize::from(is(a, "SLIDING") || is(a, "NOREFRESH") || is(a, "EXPANDABLE"))
             }
         })
         .sum();
-    if argv.len() < 4 || argv.len() > 7 + extra.min(6) {
+    if argv.len() < 4 || argv.len() > 7 + extra.min(7) {
         return Err(Refusal::Arity);
     }
     let refuse = |text| Err(Refusal::Reply(text));
@@ -100,9 +108,18 @@ pub fn reserve(argv: &[&[u8]], default_expansion: u32) -> Result<Reserve, Refusa
     let mut window = WindowOptions::default();
     let ReserveOptions {
         nonscaling,
+        expandable,
         expansion_at,
         seed_at,
     } = reserve_options(argv, &mut window)?;
+    if expandable {
+        if nonscaling || expansion_at.is_some() || window.is_set() {
+            return refuse(errors::EXPANDABLE_CONFLICT);
+        }
+        if crate::growing::design::shape_for(error).is_none() {
+            return refuse(errors::EXPANDABLE_ERROR_RATE);
+        }
+    }
     let growth = match expansion_at {
         Some(at) if at >= argv.len() => return refuse(errors::NO_EXPANSION),
         Some(_) if nonscaling => return refuse(errors::NONSCALING_EXPANSION),
@@ -112,6 +129,7 @@ pub fn reserve(argv: &[&[u8]], default_expansion: u32) -> Result<Reserve, Refusa
             Some(e) => Growth::Scaling(u32::try_from(e).unwrap_or(u32::MAX)),
         },
         None if nonscaling => Growth::Fixed,
+        None if expandable => Growth::Expandable,
         None => Growth::from_expansion(default_expansion),
     };
     let seed = match seed_at {
@@ -149,6 +167,7 @@ pub fn reserve_words(spec: &FilterSpec, seed: u64) -> Vec<String> {
         _ if spec.window == Window::Count => {}
         Growth::Fixed => words.push("NONSCALING".into()),
         Growth::Scaling(n) => words.extend(["EXPANSION".into(), n.to_string()]),
+        Growth::Expandable => words.push("EXPANDABLE".into()),
     }
     words.extend(["SEED".into(), seed.to_string()]);
     words
@@ -190,6 +209,7 @@ pub fn insert(argv: &[&[u8]], defaults: FilterSpec, replayed: bool) -> Result<In
     let mut first_item = None;
     let mut window = WindowOptions::default();
     let mut clock = None;
+    let mut expandable = false;
     let mut i = 2;
     while i < argv.len() {
         let token = argv[i];
@@ -203,6 +223,14 @@ pub fn insert(argv: &[&[u8]], defaults: FilterSpec, replayed: bool) -> Result<In
         // matching answers each with its unknown-argument error).
         if window.parse(argv, i)? {
             i += 1 + usize::from(is(token, "WINDOW"));
+            continue;
+        }
+        if is(token, "EXPANDABLE") {
+            if expandable {
+                return Err(Refusal::Named(errors::given_twice("EXPANDABLE")));
+            }
+            expandable = true;
+            i += 1;
             continue;
         }
         if is(token, "AT") {
@@ -238,15 +266,10 @@ pub fn insert(argv: &[&[u8]], defaults: FilterSpec, replayed: bool) -> Result<In
     {
         return Err(Refusal::Reply(errors::INSERT_BAD_ARGUMENT));
     }
-    let growth = match o.expansion {
-        _ if o.nonscaling => Growth::Fixed,
-        // rsbloom: a huge expansion saturates instead of wrapping (RedisBloom truncates it to
-        // 32 bits, so 4294967296 becomes a growth of 0).
-        Some(e) => Growth::Scaling(u32::try_from(e).unwrap_or(u32::MAX)),
-        None => defaults.growth,
-    };
+    let error = o.error.unwrap_or(defaults.error);
+    let growth = insert_growth(&o, expandable, &window, defaults.growth, error)?;
     let spec = window.spec(
-        o.error.unwrap_or(defaults.error),
+        error,
         o.capacity.map_or(defaults.capacity, |c| c as u64),
         growth,
         o.expansion.is_some(),
@@ -257,6 +280,33 @@ pub fn insert(argv: &[&[u8]], defaults: FilterSpec, replayed: bool) -> Result<In
         words: window.words(clock),
         valkey,
     })
+}
+
+/// The growth `BF.INSERT` asks for: `EXPANDABLE` (alone: no window, NONSCALING or EXPANSION,
+/// and a rate a growing filter honours), NONSCALING, EXPANSION, else the default's.
+fn insert_growth(
+    o: &InsertOptions,
+    expandable: bool,
+    window: &WindowOptions,
+    default: Growth,
+    error: f64,
+) -> Result<Growth, Refusal> {
+    if expandable && (o.nonscaling || o.expansion.is_some() || window.is_set()) {
+        return Err(Refusal::Reply(errors::EXPANDABLE_CONFLICT));
+    }
+    let growth = match o.expansion {
+        _ if expandable => Growth::Expandable,
+        _ if o.nonscaling => Growth::Fixed,
+        // rsbloom: a huge expansion saturates instead of wrapping (RedisBloom truncates it to
+        // 32 bits, so 4294967296 becomes a growth of 0).
+        Some(e) => Growth::Scaling(u32::try_from(e).unwrap_or(u32::MAX)),
+        None => default,
+    };
+    let honoured = crate::growing::design::shape_for(error).is_some();
+    if growth == Growth::Expandable && !window.is_set() && !honoured {
+        return Err(Refusal::Reply(errors::EXPANDABLE_ERROR_RATE));
+    }
+    Ok(growth)
 }
 
 /// One of RedisBloom's `BF.INSERT` options (`None` from [`InsertOption::of`]: `ITEMS`).

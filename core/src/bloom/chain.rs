@@ -59,7 +59,8 @@ impl Chain {
     /// The first link of a scaling chain uses half the requested rate.
     pub fn new(spec: &FilterSpec, seed: u64, max_bytes: u64) -> Result<Self, FilterError> {
         let (error, target, classic) = match spec.growth {
-            Growth::Fixed => {
+            // An expandable spec builds a growing filter (`Filter::new`), never a chain.
+            Growth::Fixed | Growth::Expandable => {
                 // The one link is the whole budget: it is sized for NONSCALING_HEADROOM of it,
                 // enough that the measured rate stays under the request despite sampling noise.
                 let target = spec.error * NONSCALING_HEADROOM;

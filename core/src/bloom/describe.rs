@@ -11,6 +11,7 @@ impl Chain {
             filters: self.links().len() as u64,
             items: self.items(),
             expansion: (!self.is_nonscaling()).then_some(self.expansion()),
+            layout: None,
         }
     }
 

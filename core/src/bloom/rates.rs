@@ -101,7 +101,7 @@ pub fn measure(cell: &Cell, filters: u64, lookups: u64, seed: u64) -> Measuremen
         refresh: true,
     };
     let load = match cell.growth {
-        Growth::Fixed => cell.capacity,
+        Growth::Fixed | Growth::Expandable => cell.capacity,
         Growth::Scaling(_) => cell.capacity * SCALING_LOAD,
     };
     let mut state = seed ^ cell.capacity.rotate_left(17) ^ cell.error.to_bits();
@@ -270,7 +270,7 @@ mod tests {
             let header = crate::scandump::header(&filter);
             let mut dumped = crate::scandump::filter_from_header(&header, 1, u64::MAX).unwrap();
             for (next, chunk) in crate::scandump::chunks(&filter) {
-                crate::scandump::load_chunk(&mut dumped, next, chunk).unwrap();
+                crate::scandump::load_chunk(&mut dumped, next, &chunk).unwrap();
             }
             assert_eq!(dumped, filter);
         }

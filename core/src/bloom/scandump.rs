@@ -183,7 +183,7 @@ mod tests {
     fn round_trip(c: &Filter) -> Filter {
         let mut out = filter_from_header(&header(c), 1, u64::MAX).unwrap();
         for (next, data) in chunks(c) {
-            load_chunk(&mut out, next, data).unwrap();
+            load_chunk(&mut out, next, &data).unwrap();
         }
         out
     }
@@ -425,7 +425,7 @@ mod tests {
                 let _ = c.add(b"y", limit);
                 let mut f = Filter::Chain(c);
                 for (next, data) in chunks(&f.clone()) {
-                    load_chunk(&mut f, next, data).unwrap();
+                    load_chunk(&mut f, next, &data).unwrap();
                 }
             }
         }

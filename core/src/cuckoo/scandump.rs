@@ -113,7 +113,7 @@ pub fn scan(cf: &Cuckoo, iterator: i64) -> Scan<'_> {
 }
 
 /// Every SCANDUMP step after the header, in order (the AOF rewrite emits them all).
-pub fn chunks(cf: &Cuckoo) -> impl Iterator<Item = (i64, &[u8])> {
+pub fn chunks(cf: &Cuckoo) -> impl Iterator<Item = (i64, std::borrow::Cow<'_, [u8]>)> {
     chunks_of(move |iterator| scan(cf, iterator))
 }
 
@@ -208,7 +208,7 @@ mod tests {
             scan(&v1, 3),
             Scan::Chunk {
                 next: 11,
-                data: v1.slot_arrays().next().unwrap()
+                data: v1.slot_arrays().next().unwrap().into()
             }
         );
     }
@@ -231,7 +231,7 @@ mod tests {
             assert_eq!(h.len(), if seed == 0 { 38 } else { 54 });
             let mut back = filter_from_header(&h, u64::MAX).unwrap();
             for (next, chunk) in chunks(&cf) {
-                load_chunk(&mut back, next, chunk).unwrap();
+                load_chunk(&mut back, next, &chunk).unwrap();
             }
             assert_eq!(back, cf);
         }

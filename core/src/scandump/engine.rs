@@ -3,6 +3,8 @@
 //! a chunk loaded back), the refusals ([`DumpError`]), and a reader of a header's
 //! little-endian fields. It knows no kind and no header: each kind's `scandump.rs` uses it.
 
+use std::borrow::Cow;
+
 use crate::codec::DecodeError;
 
 /// Largest chunk of data in one SCANDUMP reply (RedisBloom's 16 MiB, for both kinds).
@@ -53,8 +55,9 @@ pub enum Scan<'a> {
     Chunk {
         /// The iterator of the next step.
         next: i64,
-        /// The bytes of this step.
-        data: &'a [u8],
+        /// The bytes of this step: a slice of a kind's array, or (a growing filter's chunk
+        /// records) bytes made for the step.
+        data: Cow<'a, [u8]>,
     },
     /// Past the end (or a negative iterator).
     End,
@@ -87,7 +90,7 @@ pub(crate) fn scan_arrays<'a>(arrays: &[&'a [u8]], iterator: i64, rule: ChunkRul
     };
     Scan::Chunk {
         next: iterator + data.len() as i64,
-        data,
+        data: Cow::Borrowed(data),
     }
 }
 
@@ -95,7 +98,7 @@ pub(crate) fn scan_arrays<'a>(arrays: &[&'a [u8]], iterator: i64, rule: ChunkRul
 /// client gets by following the iterators. The AOF rewrite emits it.
 pub(crate) fn chunks_of<'a>(
     scan: impl Fn(i64) -> Scan<'a>,
-) -> impl Iterator<Item = (i64, &'a [u8])> {
+) -> impl Iterator<Item = (i64, Cow<'a, [u8]>)> {
     let mut iterator = 1i64;
     std::iter::from_fn(move || match scan(iterator) {
         Scan::Chunk { next, data } => {

@@ -49,13 +49,16 @@ pub mod options;
 
 pub use engine::{DumpError, Scan, MAX_CHUNK};
 
+use std::borrow::Cow;
+
 use crate::codec::DecodeError;
 use crate::filter::Filter;
 use crate::window::{partitioned, rotating};
-use crate::{bloom, valkey};
+use crate::{bloom, growing, valkey};
 use engine::{chunks_of, load_arrays, scan_arrays, ChunkRule, Fields};
 use options::{
-    COMMON_HEADER, OPT_NOREFRESH, OPT_RING, ROTATING_OPTIONS, VALKEY_OPTIONS, WINDOW_OPTIONS,
+    COMMON_HEADER, GROWING_OPTIONS, OPT_NOREFRESH, OPT_RING, ROTATING_OPTIONS, VALKEY_OPTIONS,
+    WINDOW_OPTIONS,
 };
 
 /// The SCANDUMP reply for `iterator` (`End` past the data: `[0, ""]`).
@@ -63,11 +66,14 @@ pub fn scan(filter: &Filter, iterator: i64) -> Scan<'_> {
     if iterator == 0 {
         return Scan::Header(header(filter));
     }
+    if let Filter::Growing(g) = filter {
+        return growing::scandump::scan(g, iterator);
+    }
     scan_arrays(&filter.bit_arrays(), iterator, ChunkRule::FromPosition)
 }
 
 /// Every SCANDUMP step after the header, in order.
-pub fn chunks(filter: &Filter) -> impl Iterator<Item = (i64, &[u8])> {
+pub fn chunks(filter: &Filter) -> impl Iterator<Item = (i64, Cow<'_, [u8]>)> {
     chunks_of(move |iterator| scan(filter, iterator))
 }
 
@@ -78,6 +84,16 @@ pub fn header(filter: &Filter) -> Vec<u8> {
         Filter::Sliding(sliding) => partitioned::scandump::header(sliding),
         Filter::Rotating(rotating) => rotating::scandump::header(rotating),
         Filter::Valkey(v) => valkey::scandump::header(v),
+        Filter::Growing(g) => growing::scandump::header(g),
+    }
+}
+
+/// What DEBUG DIGEST covers after the header: the bit arrays, or a growing filter's chunk
+/// records.
+pub fn digest_parts(filter: &Filter) -> Vec<Cow<'_, [u8]>> {
+    match filter {
+        Filter::Growing(_) => chunks(filter).map(|(_, data)| data).collect(),
+        _ => filter.bit_arrays().into_iter().map(Cow::Borrowed).collect(),
     }
 }
 
@@ -99,6 +115,9 @@ pub fn filter_from_header(
     let nlinks = f.u32();
     let options = f.u32();
     let expansion = f.u32();
+    if options == GROWING_OPTIONS && expansion == 0 {
+        return growing::scandump::from_header(f, items, max_bytes).map(Filter::from);
+    }
     if options == VALKEY_OPTIONS {
         return valkey::scandump::from_header(f, items, nlinks, expansion, max_bytes)
             .map(Filter::from);
@@ -127,5 +146,8 @@ pub fn filter_from_header(
 
 /// Copies a data chunk sent with `iterator` into the filter's bit arrays.
 pub fn load_chunk(filter: &mut Filter, iterator: i64, data: &[u8]) -> Result<(), DumpError> {
+    if let Filter::Growing(g) = filter {
+        return growing::scandump::load_chunk(g, iterator, data);
+    }
     load_arrays(filter.bit_arrays_mut(), iterator, data)
 }

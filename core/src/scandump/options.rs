@@ -24,6 +24,10 @@ pub const OPT_NOREFRESH: u32 = 0x2000;
 pub const REDISBLOOM_OPTIONS: u32 = OPT_NOROUND | OPT_ENTS_IS_BITS | OPT_FORCE64 | OPT_NONSCALING;
 /// A valkey-bloom filter's dialect (with [`OPT_RSBLOOM`]): valkey-bloom's fields follow.
 pub const OPT_VALKEY: u32 = 0x1000;
+/// A growing filter's dialect (with [`OPT_RSBLOOM`]): its fields follow.
+pub const OPT_GROWING: u32 = 0x4000;
+/// The options of a growing filter's header.
+pub const GROWING_OPTIONS: u32 = OPT_RSBLOOM | OPT_GROWING;
 /// The options of a valkey-bloom filter's header.
 pub const VALKEY_OPTIONS: u32 = OPT_RSBLOOM | OPT_VALKEY;
 /// The options of a window filter's header of the first layout (with [`OPT_RING`] in the

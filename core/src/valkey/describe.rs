@@ -12,6 +12,7 @@ impl ValkeyBloom {
             filters: self.filters().len() as u64,
             items: self.items(),
             expansion: (self.expansion() != 0).then_some(self.expansion()),
+            layout: None,
         }
     }
 

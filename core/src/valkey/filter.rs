@@ -212,7 +212,7 @@ impl ValkeySpec {
             error: spec.error,
             tightening,
             expansion: match spec.growth {
-                Growth::Fixed => 0,
+                Growth::Fixed | Growth::Expandable => 0,
                 Growth::Scaling(e) => e,
             },
             seed,

@@ -324,7 +324,7 @@ fn scandump_moves_a_filter_whole() {
         let header = stream::header(&f);
         let mut copy = stream::filter_from_header(&header, 0, u64::MAX).unwrap();
         for (next, data) in stream::chunks(&f) {
-            stream::load_chunk(&mut copy, next, data).unwrap();
+            stream::load_chunk(&mut copy, next, &data).unwrap();
         }
         assert_eq!(copy, f, "{name}");
         for cut in 0..header.len() {

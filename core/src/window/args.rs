@@ -48,6 +48,11 @@ impl WindowOptions {
         Ok(true)
     }
 
+    /// Whether `SLIDING` or `WINDOW` was given.
+    pub(crate) fn is_set(&self) -> bool {
+        self.sliding || self.seconds.is_some()
+    }
+
     /// The window words as given.
     pub(crate) fn words(self, at: Option<u64>) -> WindowWords {
         WindowWords {
@@ -82,8 +87,13 @@ impl WindowOptions {
         if window != Window::Unbounded && !rotating::design::supports_error(error) {
             return refuse(errors::WINDOW_ERROR_RATE);
         }
-        let growth = match window {
-            Window::Count => Growth::Fixed,
+        let growth = match (window, growth) {
+            (Window::Count, _) => Growth::Fixed,
+            // `bf.expandable`'s default is for filters without a window; a time window it
+            // creates grows as RedisBloom's default expansion says.
+            (Window::Time { .. }, Growth::Expandable) => {
+                Growth::Scaling(Growth::FIXED_STORED_EXPANSION)
+            }
             _ => growth,
         };
         Ok(FilterSpec {

@@ -98,7 +98,7 @@ impl WindowBase {
     /// Expansion as both formats store it: 0 when it does not grow.
     pub(crate) fn stored_expansion(&self) -> u64 {
         match self.growth {
-            Growth::Fixed => 0,
+            Growth::Fixed | Growth::Expandable => 0,
             Growth::Scaling(n) => u64::from(n),
         }
     }

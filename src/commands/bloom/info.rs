@@ -100,10 +100,14 @@ pub fn info(ctx: &Ctx, a: &Args) {
             None => ctx.reply_null(),
         };
         if a.len() == 2 {
-            ctx.reply_map(FIELDS.len());
+            ctx.reply_map(FIELDS.len() + usize::from(summary.layout.is_some()));
             for f in &FIELDS {
                 ctx.reply_simple_string(f.name);
                 reply_value(f);
+            }
+            if let Some(layout) = summary.layout {
+                ctx.reply_simple_string(c"Layout");
+                ctx.reply_simple_string(layout);
             }
             return;
         }

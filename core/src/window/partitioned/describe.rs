@@ -19,6 +19,7 @@ impl Sliding {
             filters: self.live_slices(now),
             items: self.card(now),
             expansion: expansion(self.base.growth),
+            layout: None,
         }
     }
 

@@ -364,7 +364,7 @@ impl Sliding {
         let newest_level = newest.level;
         let (level, fixed) = match (self.base.kind, self.base.growth) {
             (Window::Count | Window::Unbounded, _) => (0, true),
-            (Window::Time { .. }, Growth::Fixed) => (0, true),
+            (Window::Time { .. }, Growth::Fixed | Growth::Expandable) => (0, true),
             (Window::Time { .. }, Growth::Scaling(_)) => match cause {
                 Shift::Burst => (newest_level + 1, false),
                 Shift::Load => (newest_level, false),

@@ -13,6 +13,7 @@ impl Rotating {
             filters: self.live_generations(now),
             items: self.card(now),
             expansion: expansion(self.base.growth),
+            layout: None,
         }
     }
 

@@ -436,7 +436,7 @@ fn both_formats_round_trip_with_extras() {
     let header = scandump::header(&filter);
     let mut copy = scandump::filter_from_header(&header, 0, u64::MAX).unwrap();
     for (next, data) in scandump::chunks(&filter) {
-        scandump::load_chunk(&mut copy, next, data).unwrap();
+        scandump::load_chunk(&mut copy, next, &data).unwrap();
     }
     assert_eq!(copy, filter);
     // The NOREFRESH mode travels in both.
@@ -450,7 +450,7 @@ fn both_formats_round_trip_with_extras() {
     assert_eq!(rdb::decode(&mut FieldSlice(&fields)).unwrap(), quiet);
     let mut copy = scandump::filter_from_header(&scandump::header(&quiet), 0, u64::MAX).unwrap();
     for (next, data) in scandump::chunks(&quiet) {
-        scandump::load_chunk(&mut copy, next, data).unwrap();
+        scandump::load_chunk(&mut copy, next, &data).unwrap();
     }
     assert_eq!(copy, quiet);
     assert_ne!(copy, filter);

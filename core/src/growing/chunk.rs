@@ -1,0 +1,847 @@
+//! One chunk of a growing filter: the entries of the items whose hashes fall in the chunk's
+//! address, in one block of 64-bit words.
+//!
+//! An item's entry sits in one of the chunk's `2^q` cells (the `q` hash bits after the
+//! address) and is a slot of `S` bits: the remainder bits it still knows, after a marker bit
+//! that says how many that is (`slot = 1 << len | remainder`, `len` up to `S - 1`). A slot of
+//! `len` 0 is a void entry: it matches every item of its cell.
+//!
+//! The cells come in groups of 32 (fewer when a chunk has fewer), each group one run of bits:
+//!
+//! ```text
+//! per group, bit-packed from bit 0 on:
+//!   header: per cell, one 1 bit per entry then a 0 bit     (32 + entries bits)
+//!   slots:  the group's entries × S bits, cell by cell
+//! then zero bits to the end of the block (the allocator's class)
+//! ```
+//! The header is a unary code of the cells' entry counts (two bits per entry where a cell holds
+//! about one, as a quotient filter's metadata). The entries before each group are kept beside
+//! the block, in the chunk table ([`Chunk`]), so a lookup goes straight to its group: a header
+//! word and the slots after it, about 45 bytes, one or two lines that the look-ahead asks for
+//! from the table alone. (Groups of 64 with their counts in the block's first word cost a line
+//! more per lookup: 0.76 of a reserved filter's BF.MEXISTS at 2M items.) Memory grows entry by
+//! entry: the block grows to the allocator's next class when its bits outgrow it, never by
+//! doubling.
+
+use crate::memory::{allocated, OutOfMemory};
+
+/// Cells per group.
+const GROUP_CELLS: usize = 32;
+
+/// Groups a chunk has at most (256 cells).
+pub(crate) const MAX_GROUPS: usize = 8;
+
+/// The widths every chunk of a filter shares.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub(crate) struct Shape {
+    /// `q`: a chunk has `2^q` cells (at most 256: [`MAX_GROUPS`] groups).
+    pub(crate) cell_bits: u32,
+    /// `S`: bits per slot, the marker bit included (so up to `S - 1` remainder bits).
+    pub(crate) slot_bits: u32,
+}
+
+impl Shape {
+    pub(crate) fn cells(self) -> usize {
+        1 << self.cell_bits
+    }
+
+    /// Remainder bits a new entry keeps.
+    pub(crate) fn remainder_bits(self) -> u32 {
+        self.slot_bits - 1
+    }
+
+    fn group_cells(self) -> usize {
+        self.cells().min(GROUP_CELLS)
+    }
+
+    fn groups(self) -> usize {
+        self.cells() / self.group_cells()
+    }
+
+    /// Bits a chunk of `entries` entries uses.
+    fn bits(self, entries: usize) -> usize {
+        self.cells() + entries * (self.slot_bits as usize + 1)
+    }
+
+    /// Words a chunk of `entries` entries uses (its block may have more, zero).
+    pub(crate) fn words(self, entries: usize) -> usize {
+        match entries {
+            0 => 0,
+            n => self.bits(n).div_ceil(64),
+        }
+    }
+
+    /// The slot of a new entry with remainder bits `rest` (the hash bits past the cell).
+    pub(crate) fn new_slot(self, rest: u64) -> u64 {
+        let len = self.remainder_bits();
+        1 << len | (rest & ((1 << len) - 1))
+    }
+}
+
+/// Whether `slot` (a marker and its remainder) matches an item whose remainder bits are `rest`.
+#[inline(always)]
+pub(crate) fn slot_matches(slot: u64, rest: u64) -> bool {
+    let len = 63 - slot.leading_zeros();
+    let mask = (1u64 << len) - 1;
+    (slot ^ rest) & mask == 0
+}
+
+/// Words of a block holding at least `needed`: all of the allocator's class, which the block
+/// takes anyway, so a chunk grows into it before it moves.
+fn block_words(needed: usize) -> usize {
+    (allocated(needed * 8) / 8) as usize
+}
+
+/// A zeroed block of `words` words, or the allocator's refusal.
+fn zeroed_block(words: usize) -> Result<Box<[u64]>, OutOfMemory> {
+    let mut v: Vec<u64> = Vec::new();
+    v.try_reserve_exact(words).map_err(|_| OutOfMemory {
+        bytes: words as u64 * 8,
+    })?;
+    v.resize(words, 0);
+    Ok(v.into_boxed_slice())
+}
+
+/// The 64 bits from bit `at` (zeros past the end).
+#[inline(always)]
+fn bits_at(words: &[u64], at: usize) -> u64 {
+    let (word, bit) = (at / 64, (at % 64) as u32);
+    let low = words.get(word).map_or(0, |w| w >> bit);
+    match bit {
+        0 => low,
+        _ => low | words.get(word + 1).map_or(0, |w| w << (64 - bit)),
+    }
+}
+
+#[inline(always)]
+fn get_bits(words: &[u64], at: usize, width: u32) -> u64 {
+    bits_at(words, at) & ((1u64 << width) - 1)
+}
+
+/// ORs `value` (of `width` bits) in at bit `at`, where the bits are zero.
+fn put_bits(words: &mut [u64], at: usize, width: u32, value: u64) {
+    let (word, bit) = (at / 64, (at % 64) as u32);
+    words[word] |= value << bit;
+    if bit + width > 64 {
+        words[word + 1] |= value >> (64 - bit);
+    }
+}
+
+/// Moves every bit at or above `at` in `words` up by `width` (under 64), leaving `width` zero
+/// bits at `at`; bits moved past the end are lost (the caller makes room first).
+fn open_gap(words: &mut [u64], at: usize, width: u32) {
+    let first = at / 64;
+    if first >= words.len() {
+        return;
+    }
+    let low = (1u64 << (at % 64)) - 1;
+    let moving = words[first] & !low;
+    for i in (first + 1..words.len()).rev() {
+        let below = if i - 1 == first { moving } else { words[i - 1] };
+        words[i] = words[i] << width | below >> (64 - width);
+    }
+    words[first] = (words[first] & low) | moving << width;
+}
+
+/// Moves bits `[from, to)` up by one into `[from + 1, to]` (bit `to` is free), leaving bit
+/// `from` as it was below; the words outside `[from, to]` do not change.
+fn move_up_one(words: &mut [u64], from: usize, to: usize) {
+    let (first, last) = (from / 64, to / 64);
+    for i in (first..=last).rev() {
+        let carry = if i > first { words[i - 1] >> 63 } else { 0 };
+        // This word's bits of (from, to]: the ones that take their lower neighbour.
+        let below_high = u64::MAX >> (63 - if i == last { to % 64 } else { 63 });
+        let at_or_below_from = match i == first {
+            true => u64::MAX >> (63 - from % 64),
+            false => 0,
+        };
+        let mask = below_high & !at_or_below_from;
+        let shifted = words[i] << 1 | carry;
+        words[i] = (words[i] & !mask) | (shifted & mask);
+    }
+}
+
+/// Position of the `k`-th one bit (from 0) of `x`, which has more than `k`: the bytes' running
+/// counts find its byte without a branch, a short loop the bit.
+#[inline(always)]
+fn select_in_word(x: u64, k: u32) -> u32 {
+    const ONES: u64 = 0x0101_0101_0101_0101;
+    const HIGH: u64 = 0x8080_8080_8080_8080;
+    // Each byte's count of ones, then the running sums (each at most 64, in its byte).
+    let pairs = x - ((x >> 1) & 0x5555_5555_5555_5555);
+    let quads = (pairs & 0x3333_3333_3333_3333) + ((pairs >> 2) & 0x3333_3333_3333_3333);
+    let bytes = (quads + (quads >> 4)) & 0x0f0f_0f0f_0f0f_0f0f;
+    let sums = bytes.wrapping_mul(ONES);
+    // The bytes whose running sum is at most k come before the one holding the bit.
+    let at_most = (((u64::from(k) * ONES) | HIGH) - sums) & HIGH;
+    let byte = (at_most.count_ones() * 8).min(56);
+    let before = if byte == 0 {
+        0
+    } else {
+        (sums >> (byte - 8)) & 0xff
+    };
+    let mut rest = (x >> byte) & 0xff;
+    for _ in 0..(u64::from(k) - before) {
+        rest &= rest - 1;
+    }
+    byte + rest.trailing_zeros()
+}
+
+/// Position of the `k`-th zero bit (from 0) at or after bit `from` of `words`, looking at most
+/// `span` bits; None when there is none. With the CPU's popcount and bit-deposit instructions
+/// where it has them: the crate builds for any x86-64, where `count_ones` is a dozen
+/// instructions and a select in a word some thirty (a third of a lookup, measured).
+fn select_zero(words: &[u64], from: usize, span: usize, k: usize) -> Option<usize> {
+    #[cfg(target_arch = "x86_64")]
+    if std::arch::is_x86_feature_detected!("bmi2") && std::arch::is_x86_feature_detected!("popcnt")
+    {
+        // SAFETY: the CPU has the instructions the function is compiled to use.
+        return unsafe { select_zero_bmi2(words, from, span, k) };
+    }
+    select_zero_with(words, from, span, k, select_in_word)
+}
+
+#[cfg(target_arch = "x86_64")]
+#[target_feature(enable = "popcnt,bmi1,bmi2")]
+unsafe fn select_zero_bmi2(words: &[u64], from: usize, span: usize, k: usize) -> Option<usize> {
+    // The k-th one of x: deposit a single bit at the k-th one's place.
+    select_zero_with(words, from, span, k, |x, k| {
+        std::arch::x86_64::_pdep_u64(1 << k, x).trailing_zeros()
+    })
+}
+
+#[inline(always)]
+fn select_zero_with(
+    words: &[u64],
+    from: usize,
+    span: usize,
+    mut k: usize,
+    select: impl Fn(u64, u32) -> u32,
+) -> Option<usize> {
+    let mut at = from;
+    while at < from + span {
+        let valid = (from + span - at).min(64);
+        let mut zeros = !bits_at(words, at);
+        if valid < 64 {
+            zeros &= (1u64 << valid) - 1;
+        }
+        let count = zeros.count_ones() as usize;
+        if k < count {
+            return Some(at + select(zeros, k as u32) as usize);
+        }
+        k -= count;
+        at += 64;
+    }
+    None
+}
+
+/// The length of the run of one bits starting at bit `at`, at most `most`.
+fn ones_from(words: &[u64], mut at: usize, most: usize) -> usize {
+    let mut run = 0;
+    while run < most {
+        let ones = bits_at(words, at).trailing_ones() as usize;
+        run += ones;
+        if ones < 64 {
+            break;
+        }
+        at += 64;
+    }
+    run.min(most)
+}
+
+/// Where a new entry of a cell goes: its header bit and its slot's first bit, as the chunk is
+/// now ([`Chunk::find`], [`Chunk::place`]).
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub(crate) struct Place {
+    group: usize,
+    header_bit: usize,
+    slot_bit: usize,
+}
+
+/// One group's bounds: where it starts and its entries.
+#[derive(Debug, Clone, Copy)]
+struct Group {
+    start: usize,
+    entries: usize,
+}
+
+/// One chunk: its block, its entry count and the entries before each group but the first
+/// (32 bytes in the table).
+#[derive(Debug, Clone, PartialEq, Eq, Default)]
+pub(crate) struct Chunk {
+    words: Box<[u64]>,
+    entries: u16,
+    starts: [u16; MAX_GROUPS - 1],
+}
+
+/// The most entries a chunk holds: a chunk has about [`PER_CHUNK`](super::design::PER_CHUNK)
+/// (twice as many before its split), so an add that would pass this is refused.
+pub(crate) const MAX_ENTRIES: usize = u16::MAX as usize;
+
+impl Chunk {
+    pub(crate) fn entries(&self) -> usize {
+        self.entries as usize
+    }
+
+    /// The block (its unused tail included, zero).
+    pub(crate) fn block(&self) -> &[u64] {
+        &self.words
+    }
+
+    pub(crate) fn block_mut(&mut self) -> &mut Box<[u64]> {
+        &mut self.words
+    }
+
+    /// The words its entries use (what is saved).
+    pub(crate) fn used_words(&self, shape: Shape) -> &[u64] {
+        &self.words[..shape.words(self.entries())]
+    }
+
+    /// Entries before group `g` (bounded by the entry count).
+    fn before(&self, g: usize) -> usize {
+        match g {
+            0 => 0,
+            g => usize::from(self.starts[g - 1]).min(self.entries()),
+        }
+    }
+
+    /// The entries before each group but the first (what is saved beside the words).
+    pub(crate) fn starts(&self) -> [u16; MAX_GROUPS - 1] {
+        self.starts
+    }
+
+    fn group(&self, shape: Shape, g: usize) -> Group {
+        let before = self.before(g);
+        let after = if g + 1 == shape.groups() {
+            self.entries()
+        } else {
+            self.before(g + 1)
+        };
+        Group {
+            start: g * shape.group_cells() + before * (shape.slot_bits as usize + 1),
+            entries: after.saturating_sub(before),
+        }
+    }
+
+    /// The group of `cell`, the cell's first entry's index in the group and its entry count;
+    /// within the group's entries even for a header that lies, so no lookup reads past them.
+    #[inline]
+    fn cell_entries(&self, shape: Shape, cell: usize) -> (Group, usize, usize) {
+        let group_cells = shape.group_cells();
+        let group = self.group(shape, cell / group_cells);
+        let local = cell % group_cells;
+        let span = group_cells + group.entries;
+        // The cell's ones follow the previous cell's terminating zero.
+        let first_bit = match local {
+            0 => group.start,
+            _ => match select_zero(&self.words, group.start, span, local - 1) {
+                Some(zero) => zero + 1,
+                None => return (group, group.entries, 0),
+            },
+        };
+        let start = (first_bit - group.start - local).min(group.entries);
+        let count = ones_from(&self.words, first_bit, group.entries - start);
+        (group, start, count)
+    }
+
+    fn slot_bit(shape: Shape, group: &Group, index: usize) -> usize {
+        group.start + shape.group_cells() + group.entries + index * shape.slot_bits as usize
+    }
+
+    /// The slots of `cell`.
+    pub(crate) fn cell_slots(&self, shape: Shape, cell: usize) -> impl Iterator<Item = u64> + '_ {
+        let (group, start, count) = match self.entries {
+            0 => (
+                Group {
+                    start: 0,
+                    entries: 0,
+                },
+                0,
+                0,
+            ),
+            _ => self.cell_entries(shape, cell),
+        };
+        (start..start + count).map(move |i| {
+            get_bits(
+                &self.words,
+                Self::slot_bit(shape, &group, i),
+                shape.slot_bits,
+            )
+        })
+    }
+
+    /// Whether an entry of `cell` matches remainder bits `rest`.
+    #[inline]
+    pub(crate) fn contains(&self, shape: Shape, cell: usize, rest: u64) -> bool {
+        self.cell_slots(shape, cell).any(|s| slot_matches(s, rest))
+    }
+
+    /// Whether an entry of `cell` matches `rest`, else where a new entry of the cell goes (for
+    /// [`Chunk::insert_at`], while the chunk is unchanged).
+    #[inline]
+    pub(crate) fn find(&self, shape: Shape, cell: usize, rest: u64) -> Result<(), Place> {
+        if self.entries == 0 {
+            return Err(self.place(shape, cell));
+        }
+        let (group, start, count) = self.cell_entries(shape, cell);
+        let bit = |i| Self::slot_bit(shape, &group, i);
+        if (start..start + count)
+            .any(|i| slot_matches(get_bits(&self.words, bit(i), shape.slot_bits), rest))
+        {
+            return Ok(());
+        }
+        let local = cell % shape.group_cells();
+        Err(Place {
+            group: cell / shape.group_cells(),
+            header_bit: group.start + start + count + local,
+            slot_bit: bit(start + count),
+        })
+    }
+
+    /// Where a new entry of `cell` goes.
+    pub(crate) fn place(&self, shape: Shape, cell: usize) -> Place {
+        let g = cell / shape.group_cells();
+        let local = cell % shape.group_cells();
+        if self.entries == 0 {
+            let start = g * shape.group_cells();
+            return Place {
+                group: g,
+                header_bit: start + local,
+                slot_bit: start + shape.group_cells(),
+            };
+        }
+        let (group, start, count) = self.cell_entries(shape, cell);
+        Place {
+            group: g,
+            header_bit: group.start + start + count + local,
+            slot_bit: Self::slot_bit(shape, &group, start + count),
+        }
+    }
+
+    /// Starts loading the lines a lookup of `cell` reads: its group's first and, when the
+    /// group crosses into the next, that one too. No more: the look-ahead's prefetches fill
+    /// the core's miss buffers (a prefetch of the block's first line as well stalled on them).
+    #[inline]
+    pub(crate) fn prefetch(&self, shape: Shape, cell: usize) {
+        if self.entries == 0 {
+            return;
+        }
+        let group = self.group(shape, cell / shape.group_cells());
+        let end =
+            group.start + shape.group_cells() + group.entries * (shape.slot_bits as usize + 1);
+        let address = |bit: usize| self.words.get(bit / 64).map(|w| w as *const u64 as usize);
+        if let (Some(first), Some(last)) = (address(group.start), address(end - 1)) {
+            crate::hints::prefetch_any(&self.words[group.start / 64]);
+            if first / 64 != last / 64 {
+                crate::hints::prefetch_any(&self.words[(end - 1) / 64]);
+            }
+        }
+    }
+
+    /// Adds `slot` at `place` (from [`Chunk::find`] or [`Chunk::place`] on the chunk as it
+    /// is). On the allocator's refusal nothing changed.
+    pub(crate) fn insert_at(
+        &mut self,
+        shape: Shape,
+        place: Place,
+        slot: u64,
+    ) -> Result<(), OutOfMemory> {
+        let entries = self.entries();
+        if entries == MAX_ENTRIES {
+            return Err(OutOfMemory {
+                bytes: 8 * shape.words(entries + 1) as u64,
+            });
+        }
+        let needed = shape.words(entries + 1);
+        if needed > self.words.len() {
+            let mut grown = zeroed_block(block_words(needed))?;
+            grown[..self.words.len()].copy_from_slice(&self.words);
+            self.words = grown;
+        }
+        // One gap of S + 1 bits at the slot, then the bits from the header bit to the slot move
+        // up by one: the tail moves once (a gap for each moved it twice, the block's zero tail
+        // to its class with it: a third of BF.MADD's time).
+        let used = &mut self.words[..needed];
+        open_gap(used, place.slot_bit, shape.slot_bits + 1);
+        move_up_one(used, place.header_bit, place.slot_bit);
+        put_bits(&mut self.words, place.header_bit, 1, 1);
+        put_bits(&mut self.words, place.slot_bit + 1, shape.slot_bits, slot);
+        for start in &mut self.starts[place.group..shape.groups() - 1] {
+            *start += 1;
+        }
+        self.entries += 1;
+        Ok(())
+    }
+
+    /// Adds an entry to `cell`.
+    #[cfg(test)]
+    fn insert(&mut self, shape: Shape, cell: usize, slot: u64) -> Result<(), OutOfMemory> {
+        self.insert_at(shape, self.place(shape, cell), slot)
+    }
+
+    /// A chunk holding `entries` (cell, slot) pairs, in cell order.
+    pub(crate) fn from_entries(shape: Shape, entries: &[(u32, u64)]) -> Result<Chunk, OutOfMemory> {
+        if entries.is_empty() {
+            return Ok(Chunk::default());
+        }
+        debug_assert!(entries.windows(2).all(|w| w[0].0 <= w[1].0));
+        let count = entries.len();
+        if count > MAX_ENTRIES {
+            return Err(OutOfMemory {
+                bytes: 8 * shape.words(count) as u64,
+            });
+        }
+        let mut words = zeroed_block(block_words(shape.words(count)))?;
+        let mut starts = [0u16; MAX_GROUPS - 1];
+        let group_cells = shape.group_cells();
+        let mut at = 0;
+        let mut next = 0;
+        for g in 0..shape.groups() {
+            let first = next;
+            let limit = ((g + 1) * group_cells) as u32;
+            while next < count && entries[next].0 < limit {
+                next += 1;
+            }
+            if g > 0 {
+                starts[g - 1] = first as u16;
+            }
+            let group = &entries[first..next];
+            let mut cell = (g * group_cells) as u32;
+            for &(c, _) in group {
+                // A zero closes each cell before `c` (already zero); a one is the entry.
+                at += (c - cell) as usize;
+                cell = c;
+                put_bits(&mut words, at, 1, 1);
+                at += 1;
+            }
+            at += (limit - cell) as usize;
+            for &(_, slot) in group {
+                put_bits(&mut words, at, shape.slot_bits, slot);
+                at += shape.slot_bits as usize;
+            }
+        }
+        Ok(Chunk {
+            words,
+            entries: count as u16,
+            starts,
+        })
+    }
+
+    /// Every entry as (cell, slot), in cell order.
+    pub(crate) fn entries_by_cell(&self, shape: Shape) -> Vec<(u32, u64)> {
+        let mut out = Vec::with_capacity(self.entries());
+        if self.entries == 0 {
+            return out;
+        }
+        let group_cells = shape.group_cells();
+        for g in 0..shape.groups() {
+            let group = self.group(shape, g);
+            let mut cell = (g * group_cells) as u32;
+            let mut index = 0;
+            let mut bit = group.start;
+            let end = group.start + group_cells + group.entries;
+            while bit < end {
+                let w = bits_at(&self.words, bit);
+                let zeros = (w.trailing_zeros() as usize).min(end - bit);
+                cell += zeros as u32;
+                bit += zeros;
+                let ones = ((w >> zeros.min(63)).trailing_ones() as usize)
+                    .min(end - bit)
+                    .min(group.entries - index);
+                for _ in 0..ones {
+                    let at = Self::slot_bit(shape, &group, index);
+                    out.push((cell, get_bits(&self.words, at, shape.slot_bits)));
+                    index += 1;
+                }
+                bit += ones;
+                if zeros == 0 && ones == 0 {
+                    break;
+                }
+            }
+        }
+        out
+    }
+
+    /// The two chunks this one's entries go to when its address gains a bit: the cell's lowest
+    /// bit picks the chunk, and the cell gains the remainder's lowest bit at the top (the
+    /// entry keeps one remainder bit less). A void entry, whose new bit is unknown, goes to
+    /// both cells it may belong to.
+    ///
+    /// Walking the cells in order, each half's entries whose new top bit is 0 come out in cell
+    /// order, and so do those whose bit is 1 (whose cells are all higher): the halves are
+    /// those two runs joined, in cell order with no sort.
+    pub(crate) fn split(&self, shape: Shape) -> Result<(Chunk, Chunk), OutOfMemory> {
+        let top = shape.cell_bits - 1;
+        // [half][new top bit]
+        let mut runs: [[Vec<(u32, u64)>; 2]; 2] = Default::default();
+        for (cell, slot) in self.entries_by_cell(shape) {
+            let half = &mut runs[(cell & 1) as usize];
+            let base = cell >> 1;
+            let len = 63 - slot.leading_zeros();
+            if len == 0 {
+                half[0].push((base, 1));
+                half[1].push((base | 1 << top, 1));
+            } else {
+                let next = (slot & 1) as usize;
+                let shorter = 1 << (len - 1) | (slot & ((1 << len) - 1)) >> 1;
+                half[next].push((base | (next as u32) << top, shorter));
+            }
+        }
+        let [[low0, low1], [high0, high1]] = runs;
+        let joined = |mut a: Vec<(u32, u64)>, b: Vec<(u32, u64)>| {
+            a.extend(b);
+            a
+        };
+        Ok((
+            Chunk::from_entries(shape, &joined(low0, low1))?,
+            Chunk::from_entries(shape, &joined(high0, high1))?,
+        ))
+    }
+
+    /// A chunk from saved words and group starts, every bit checked: the starts in order (0
+    /// past the groups), each group's header with its count of ones and one zero per cell,
+    /// every slot with its marker, every bit past them zero.
+    pub(crate) fn from_saved(
+        shape: Shape,
+        entries: u32,
+        starts: [u16; MAX_GROUPS - 1],
+        saved: &[u64],
+    ) -> Option<Chunk> {
+        let count = entries as usize;
+        if count > MAX_ENTRIES || saved.len() != shape.words(count) {
+            return None;
+        }
+        let groups = shape.groups();
+        let (used, unused) = starts.split_at(groups - 1);
+        let ordered = used.windows(2).all(|w| w[0] <= w[1]);
+        if !ordered
+            || used.iter().any(|&s| usize::from(s) > count)
+            || unused.iter().any(|&s| s != 0)
+        {
+            return None;
+        }
+        if count == 0 {
+            return (starts == [0; MAX_GROUPS - 1]).then(Chunk::default);
+        }
+        let mut words = zeroed_block(block_words(saved.len())).ok()?;
+        words[..saved.len()].copy_from_slice(saved);
+        let chunk = Chunk {
+            words,
+            entries: count as u16,
+            starts,
+        };
+        let group_cells = shape.group_cells();
+        for g in 0..groups {
+            let group = chunk.group(shape, g);
+            let header = group_cells + group.entries;
+            let ones: usize = (0..header)
+                .step_by(64)
+                .map(|at| {
+                    let w = bits_at(saved, group.start + at);
+                    let valid = (header - at).min(64);
+                    let w = if valid < 64 {
+                        w & ((1 << valid) - 1)
+                    } else {
+                        w
+                    };
+                    w.count_ones() as usize
+                })
+                .sum();
+            let slots_ok = (0..group.entries)
+                .all(|i| get_bits(saved, Chunk::slot_bit(shape, &group, i), shape.slot_bits) != 0);
+            if ones != group.entries || !slots_ok {
+                return None;
+            }
+        }
+        let used = shape.bits(count);
+        (used.is_multiple_of(64) || saved[used / 64] >> (used % 64) == 0).then_some(chunk)
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    const SHAPE: Shape = Shape {
+        cell_bits: 4,
+        slot_bits: 11,
+    };
+
+    fn sorted(mut v: Vec<(u32, u64)>) -> Vec<(u32, u64)> {
+        v.sort_unstable();
+        v
+    }
+
+    #[test]
+    fn inserts_land_in_their_cells_and_every_one_is_found() {
+        let mut chunk = Chunk::default();
+        let mut oracle = Vec::new();
+        let mut x = 0x9e37_79b9_7f4a_7c15u64;
+        for _ in 0..300 {
+            x = x
+                .wrapping_mul(6364136223846793005)
+                .wrapping_add(1442695040888963407);
+            let cell = (x >> 60) as u32;
+            let slot = SHAPE.new_slot(x >> 20);
+            chunk.insert(SHAPE, cell as usize, slot).unwrap();
+            oracle.push((cell, slot));
+            assert_eq!(sorted(chunk.entries_by_cell(SHAPE)), sorted(oracle.clone()));
+        }
+        for &(cell, slot) in &oracle {
+            assert!(chunk.contains(SHAPE, cell as usize, slot));
+        }
+        assert_eq!(chunk.block().len(), block_words(SHAPE.words(300)));
+    }
+
+    #[test]
+    fn a_void_slot_matches_everything_and_a_full_one_its_remainder() {
+        assert!(slot_matches(1, 12345));
+        let slot = SHAPE.new_slot(0b10_1101_1011);
+        assert!(slot_matches(slot, 0b10_1101_1011));
+        assert!(slot_matches(slot, 0b1_1110_1101_1011));
+        assert!(!slot_matches(slot, 0b10_1101_1010));
+    }
+
+    #[test]
+    fn a_split_sends_each_entry_by_its_cells_low_bit_and_keeps_it_findable() {
+        let mut chunk = Chunk::default();
+        let hashes: Vec<u64> = (0..200u64)
+            .map(|i| i.wrapping_mul(0x9e37_79b9_7f4a_7c15).rotate_left(17))
+            .collect();
+        // Cell: hash bits 0..4; remainder: bits 4.. (10 of them kept).
+        for &h in &hashes {
+            chunk
+                .insert(SHAPE, (h & 15) as usize, SHAPE.new_slot(h >> 4))
+                .unwrap();
+        }
+        let (low, high) = chunk.split(SHAPE).unwrap();
+        assert_eq!(low.entries() + high.entries(), 200);
+        for &h in &hashes {
+            // After the split the address takes bit 0; the cell is bits 1..5.
+            let half = if h & 1 == 0 { &low } else { &high };
+            assert!(half.contains(SHAPE, ((h >> 1) & 15) as usize, h >> 5));
+        }
+    }
+
+    #[test]
+    fn void_entries_go_to_both_cells() {
+        let chunk = Chunk::from_entries(SHAPE, &[(3, 1)]).unwrap();
+        let (low, high) = chunk.split(SHAPE).unwrap();
+        assert_eq!(low.entries(), 0);
+        assert_eq!(high.entries_by_cell(SHAPE), vec![(1, 1), (9, 1)]);
+    }
+
+    #[test]
+    fn saved_words_load_back_and_lies_are_refused() {
+        let mut entries: Vec<(u32, u64)> = (0..40)
+            .map(|i| (i % 16, SHAPE.new_slot(u64::from(i) * 77)))
+            .collect();
+        entries.sort_unstable();
+        let chunk = Chunk::from_entries(SHAPE, &entries).unwrap();
+        let saved = chunk.used_words(SHAPE).to_vec();
+        let none = [0; MAX_GROUPS - 1];
+        assert_eq!(Chunk::from_saved(SHAPE, 40, none, &saved), Some(chunk));
+        assert_eq!(Chunk::from_saved(SHAPE, 41, none, &saved), None);
+        let mut extra_one = saved.clone();
+        extra_one[0] ^= 1 << 40;
+        assert_eq!(Chunk::from_saved(SHAPE, 40, none, &extra_one), None);
+        let mut tail = saved.clone();
+        *tail.last_mut().unwrap() |= 1 << 63;
+        assert_eq!(Chunk::from_saved(SHAPE, 40, none, &tail), None);
+        assert_eq!(
+            Chunk::from_saved(SHAPE, 0, none, &[]),
+            Some(Chunk::default())
+        );
+        assert_eq!(Chunk::from_saved(SHAPE, 0, none, &[0]), None);
+        assert_eq!(
+            Chunk::from_saved(SHAPE, 40, [1, 0, 0, 0, 0, 0, 0], &saved),
+            None
+        );
+        // 256 cells: four groups, their counts in word 0.
+        let wide = Shape {
+            cell_bits: 8,
+            slot_bits: 12,
+        };
+        let mut entries: Vec<(u32, u64)> = (0..300u32)
+            .map(|i| ((i * 37) % 256, wide.new_slot(u64::from(i))))
+            .collect();
+        entries.sort_unstable();
+        let chunk = Chunk::from_entries(wide, &entries).unwrap();
+        let saved = chunk.used_words(wide).to_vec();
+        let starts = chunk.starts();
+        assert_eq!(
+            Chunk::from_saved(wide, 300, starts, &saved),
+            Some(chunk.clone())
+        );
+        let mut moved = starts;
+        moved[2] += 1;
+        assert_eq!(Chunk::from_saved(wide, 300, moved, &saved), None);
+        let mut unordered = starts;
+        unordered[0] = unordered[6];
+        assert_eq!(Chunk::from_saved(wide, 300, unordered, &saved), None);
+        assert_eq!(chunk.entries_by_cell(wide), entries);
+    }
+
+    #[test]
+    fn selects_agree_with_a_bit_by_bit_count() {
+        let mut x = 0x2545_f491_4f6c_dd1du64;
+        for _ in 0..2000 {
+            x ^= x << 13;
+            x ^= x >> 7;
+            x ^= x << 17;
+            let ones: Vec<u32> = (0..64).filter(|b| x >> b & 1 == 1).collect();
+            for (k, &at) in ones.iter().enumerate() {
+                assert_eq!(select_in_word(x, k as u32), at);
+            }
+            let words = [x, !x, x.rotate_left(5)];
+            for from in [0, 5, 63, 64, 100] {
+                let span = 192 - from - 7;
+                let zeros: Vec<usize> = (from..from + span)
+                    .filter(|&b| words[b / 64] >> (b % 64) & 1 == 0)
+                    .collect();
+                for (k, &at) in zeros.iter().enumerate() {
+                    assert_eq!(select_zero(&words, from, span, k), Some(at));
+                }
+                assert_eq!(select_zero(&words, from, span, zeros.len()), None);
+            }
+            for at in 0..192 {
+                let run = (at..192)
+                    .take_while(|&b| words[b / 64] >> (b % 64) & 1 == 1)
+                    .count();
+                assert_eq!(ones_from(&words, at, 1000), run);
+                assert_eq!(ones_from(&words, at, 3), run.min(3));
+            }
+        }
+    }
+
+    #[test]
+    fn a_range_moves_up_by_one_bit_and_nothing_else_moves() {
+        let mut x = 0x1234_5678_9abc_def1u64;
+        for _ in 0..500 {
+            x = x.wrapping_mul(6364136223846793005).wrapping_add(1);
+            let original = [x, x.rotate_left(29), !x];
+            let from = (x >> 40) as usize % 150;
+            let to = from + (x >> 20) as usize % (191 - from);
+            let mut words = original;
+            move_up_one(&mut words, from, to);
+            let bit = |w: &[u64; 3], b: usize| w[b / 64] >> (b % 64) & 1;
+            for b in 0..192 {
+                let expected = match b {
+                    b if b > from && b <= to => bit(&original, b - 1),
+                    b => bit(&original, b),
+                };
+                assert_eq!(bit(&words, b), expected, "{from}..{to} bit {b}");
+            }
+        }
+    }
+
+    #[test]
+    fn gaps_open_across_word_boundaries() {
+        let mut words = [u64::MAX, 0, 0];
+        open_gap(&mut words, 60, 11);
+        assert_eq!(get_bits(&words, 0, 60), (1 << 60) - 1);
+        assert_eq!(get_bits(&words, 60, 11), 0);
+        assert_eq!(get_bits(&words, 71, 4), 0b1111);
+        assert_eq!(get_bits(&words, 75, 10), 0);
+    }
+}

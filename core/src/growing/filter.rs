@@ -1,0 +1,354 @@
+//! The growing filter's model ([`Growing`]): chunks addressed by linear hashing, one split per
+//! [`PER_CHUNK`] adds, each entry keeping the remainder bits it still knows.
+
+use crate::growing::chunk::{Chunk, Shape};
+use crate::growing::design::{self, PER_CHUNK};
+use crate::hints;
+use crate::memory::allocated;
+use crate::outcome::{AddOutcome, FilterError};
+use xxhash_rust::xxh3::xxh3_128_with_seed;
+
+/// Chunks per segment of the chunk table: the table grows a segment at a time, so it never
+/// moves as a whole (a 100M-item filter has 520,000 chunks).
+pub(crate) const SEGMENT: usize = 1024;
+
+/// Levels a filter can reach: 2^40 chunks, far past any memory.
+pub(crate) const MAX_LEVEL: u32 = 40;
+
+/// Items between each stage of a batch's look-ahead (see [`staged`]).
+const AHEAD: usize = 8;
+
+/// A Bloom key's filter that is never sized: it starts at a capacity hint and grows one chunk at
+/// a time, holding its false-positive rate (see the folder's documentation).
+#[derive(Debug, Clone, PartialEq)]
+pub struct Growing {
+    pub(crate) seed: u64,
+    pub(crate) error: f64,
+    pub(crate) capacity: u64,
+    pub(crate) shape: Shape,
+    /// The level the filter started at (`2^start_level` chunks).
+    pub(crate) start_level: u32,
+    /// Chunks `[0, split)` and `[2^level, 2^level + split)` have `level + 1` address bits,
+    /// the others `level`.
+    pub(crate) level: u32,
+    pub(crate) split: u64,
+    pub(crate) items: u64,
+    /// The chunk table, in segments of [`SEGMENT`].
+    pub(crate) segments: Vec<Vec<Chunk>>,
+    /// Bytes of the chunks' blocks, as the allocator gives them.
+    pub(crate) block_bytes: u64,
+}
+
+impl Growing {
+    /// An empty filter for `error` starting at `capacity` items, hashed under `seed`, its
+    /// starting table within `max_bytes`.
+    pub fn new(error: f64, capacity: u64, seed: u64, max_bytes: u64) -> Result<Self, FilterError> {
+        let shape = design::shape_for(error).ok_or(FilterError::CannotGrow)?;
+        let start_level = design::start_level(capacity);
+        let table = (std::mem::size_of::<Chunk>() as u64) << start_level;
+        if table > max_bytes {
+            return Err(FilterError::TooLarge {
+                needed: table,
+                limit: max_bytes,
+            });
+        }
+        let mut g = Growing {
+            seed,
+            error,
+            capacity,
+            shape,
+            start_level,
+            level: start_level,
+            split: 0,
+            items: 0,
+            segments: Vec::new(),
+            block_bytes: 0,
+        };
+        for _ in 0..1u64 << start_level {
+            g.push_chunk(Chunk::default())?;
+        }
+        Ok(g)
+    }
+
+    /// Items added.
+    pub fn items(&self) -> u64 {
+        self.items
+    }
+
+    /// The false-positive rate it holds.
+    pub fn error(&self) -> f64 {
+        self.error
+    }
+
+    /// The starting capacity it was created with.
+    pub fn capacity(&self) -> u64 {
+        self.capacity
+    }
+
+    /// The hash seed.
+    pub fn seed(&self) -> u64 {
+        self.seed
+    }
+
+    /// Chunks in the table.
+    pub fn chunk_count(&self) -> u64 {
+        (1u64 << self.level) + self.split
+    }
+
+    pub(crate) fn chunk(&self, i: u64) -> &Chunk {
+        &self.segments[i as usize / SEGMENT][i as usize % SEGMENT]
+    }
+
+    pub(crate) fn chunk_mut(&mut self, i: u64) -> &mut Chunk {
+        &mut self.segments[i as usize / SEGMENT][i as usize % SEGMENT]
+    }
+
+    /// Puts `chunk` at `i` (a loaded one), keeping the block count.
+    pub(crate) fn replace_chunk(&mut self, i: u64, chunk: Chunk) {
+        let added = chunk.block().len() as u64 * 8;
+        let old = std::mem::replace(self.chunk_mut(i), chunk);
+        self.block_bytes = self.block_bytes + added - old.block().len() as u64 * 8;
+    }
+
+    /// Every chunk, in address order.
+    pub(crate) fn chunks(&self) -> impl Iterator<Item = &Chunk> {
+        self.segments.iter().flatten()
+    }
+
+    /// Appends a chunk to the table: the last segment grows by an eighth at a time (so a small
+    /// filter's table stays small), a full one starts the next.
+    pub(crate) fn push_chunk(&mut self, chunk: Chunk) -> Result<(), FilterError> {
+        let refused = |bytes: usize| FilterError::OutOfMemory {
+            needed: bytes as u64,
+        };
+        if self.segments.last().is_none_or(|s| s.len() == SEGMENT) {
+            self.segments.try_reserve(1).map_err(|_| refused(24))?;
+            self.segments.push(Vec::new());
+        }
+        let last = self
+            .segments
+            .last_mut()
+            .expect("a segment was just ensured");
+        if last.len() == last.capacity() {
+            let more = (last.len() / 8).clamp(1, SEGMENT - last.len());
+            last.try_reserve_exact(more)
+                .map_err(|_| refused(more * std::mem::size_of::<Chunk>()))?;
+        }
+        self.block_bytes += chunk.block().len() as u64 * 8;
+        last.push(chunk);
+        Ok(())
+    }
+
+    /// The item's 128-bit hash: the low bits address its chunk and cell, the next ones are its
+    /// remainder.
+    #[inline]
+    pub fn hash(&self, item: &[u8]) -> u128 {
+        xxh3_128_with_seed(item, self.seed)
+    }
+
+    /// The chunk, cell and remainder bits of a hash.
+    #[inline(always)]
+    fn locate(&self, hash: u128) -> (u64, usize, u64) {
+        let low = hash as u64 & ((1u64 << self.level) - 1);
+        let (chunk, depth) = if low < self.split {
+            (hash as u64 & ((2u64 << self.level) - 1), self.level + 1)
+        } else {
+            (low, self.level)
+        };
+        let cell = (hash >> depth) as usize & (self.shape.cells() - 1);
+        let rest = (hash >> (depth + self.shape.cell_bits)) as u64;
+        (chunk, cell, rest)
+    }
+
+    /// Whether an item of this hash may have been added.
+    #[inline]
+    pub fn contains_hashed(&self, hash: u128) -> bool {
+        let (chunk, cell, rest) = self.locate(hash);
+        self.chunk(chunk).contains(self.shape, cell, rest)
+    }
+
+    /// Whether the item may have been added.
+    pub fn contains(&self, item: &[u8]) -> bool {
+        self.contains_hashed(self.hash(item))
+    }
+
+    /// Starts loading the lines a lookup of this hash reads in its chunk.
+    #[inline]
+    fn prefetch_lines(&self, hash: u128) {
+        let (chunk, cell, _) = self.locate(hash);
+        self.chunk(chunk).prefetch(self.shape, cell);
+    }
+
+    /// Checks items in order, passing each answer on, through the look-ahead ([`staged`]).
+    pub fn contains_many<'a>(
+        &self,
+        items: impl Iterator<Item = &'a [u8]>,
+        mut answer: impl FnMut(bool),
+    ) {
+        staged(
+            &mut &*self,
+            |g| g,
+            items,
+            |g, h| {
+                answer(g.contains_hashed(h));
+                true
+            },
+        );
+    }
+
+    /// Adds an item of this hash: `Present` when it may be in already (nothing changes), else
+    /// a new entry, after the split its count asks for. `max_bytes` is the per-filter limit.
+    pub fn add_hashed(&mut self, hash: u128, max_bytes: u64) -> Result<AddOutcome, FilterError> {
+        let (chunk, cell, rest) = self.locate(hash);
+        let Err(mut place) = self.chunk(chunk).find(self.shape, cell, rest) else {
+            return Ok(AddOutcome::Present);
+        };
+        // The table and the blocks, with room for a split's new chunk: counted, not summed
+        // over the segments, as this runs on every add.
+        let table = self.chunk_count() * std::mem::size_of::<Chunk>() as u64;
+        let split_room = 8 * self.shape.words(2 * PER_CHUNK as usize) as u64;
+        let needed = self.block_bytes + table + split_room;
+        if needed > max_bytes {
+            return Err(FilterError::TooLarge {
+                needed,
+                limit: max_bytes,
+            });
+        }
+        let (mut chunk, mut rest) = (chunk, rest);
+        if self.items + 1 > PER_CHUNK * self.chunk_count() {
+            self.split_next()?;
+            let cell;
+            (chunk, cell, rest) = self.locate(hash);
+            // The item was absent: it is added even if the split's shorter entries now match
+            // it, so the chunk count stays the one its items give (`builder::chunks_for`).
+            place = self.chunk(chunk).place(self.shape, cell);
+        }
+        let shape = self.shape;
+        let target = self.chunk_mut(chunk);
+        let before = target.block().len();
+        target.insert_at(shape, place, shape.new_slot(rest))?;
+        let after = target.block().len();
+        self.block_bytes += (after - before) as u64 * 8;
+        self.items += 1;
+        Ok(AddOutcome::Added)
+    }
+
+    /// Adds an item ([`Growing::add_hashed`]).
+    pub fn add(&mut self, item: &[u8], max_bytes: u64) -> Result<AddOutcome, FilterError> {
+        self.add_hashed(self.hash(item), max_bytes)
+    }
+
+    /// Adds items in order, passing each outcome to `outcome`, which returns whether to go on.
+    pub fn add_many<'a>(
+        &mut self,
+        items: impl Iterator<Item = &'a [u8]>,
+        max_bytes: u64,
+        mut outcome: impl FnMut(Result<AddOutcome, FilterError>) -> bool,
+    ) {
+        staged(
+            self,
+            |g| g,
+            items,
+            |g, h| outcome(g.add_hashed(h, max_bytes)),
+        );
+    }
+
+    /// Splits the chunk at the split pointer into itself and a new last chunk (linear
+    /// hashing's step: one chunk's entries, a bounded amount of work). On a refusal nothing
+    /// changed.
+    fn split_next(&mut self) -> Result<(), FilterError> {
+        if self.level >= MAX_LEVEL {
+            return Err(FilterError::CannotGrow);
+        }
+        let (low, high) = self.chunk(self.split).split(self.shape)?;
+        self.push_chunk(high)?;
+        let old = std::mem::replace(self.chunk_mut(self.split), low);
+        let low_words = self.chunk(self.split).block().len();
+        self.block_bytes = self.block_bytes + low_words as u64 * 8 - old.block().len() as u64 * 8;
+        self.split += 1;
+        if self.split == 1u64 << self.level {
+            self.level += 1;
+            self.split = 0;
+        }
+        Ok(())
+    }
+
+    /// Bytes of the chunks' blocks.
+    pub fn bit_bytes(&self) -> u64 {
+        self.block_bytes
+    }
+
+    /// Bytes its allocations take from the allocator (not its own struct): the chunk table's
+    /// segments and every chunk's block.
+    pub fn heap_bytes(&self) -> u64 {
+        let chunk_size = std::mem::size_of::<Chunk>();
+        let table = allocated(self.segments.capacity() * std::mem::size_of::<Vec<Chunk>>());
+        let segments: u64 = self
+            .segments
+            .iter()
+            .map(|s| allocated(s.capacity() * chunk_size))
+            .sum();
+        table + segments + self.block_bytes
+    }
+
+    /// Moves its blocks where the walk's mover says: the table, each segment, each chunk's.
+    pub fn defrag(&mut self, d: &mut crate::defrag::Defrag) {
+        d.vec(&mut self.segments);
+        for segment in &mut self.segments {
+            d.vec(segment);
+            for chunk in segment.iter_mut() {
+                d.slice(chunk.block_mut());
+            }
+        }
+    }
+}
+
+/// A batch's look-ahead in two stages, as a lookup's loads depend on each other: an item is
+/// hashed and its chunk's table entry prefetched `2 × AHEAD` items before its step, its chunk's
+/// lines prefetched (from that entry) `AHEAD` items before. One stage (the lines from a table
+/// entry read on the spot) left the table's misses in the way: 0.70 of a reserved filter's
+/// BF.MEXISTS at 2M items. `step` returns whether to go on, and may change the filter between
+/// items (a split): the hints then miss, the answers do not. `filter` views the state (a
+/// filter, or a reference to one for lookups).
+fn staged<'a, S>(
+    state: &mut S,
+    filter: impl Fn(&S) -> &Growing,
+    mut items: impl Iterator<Item = &'a [u8]>,
+    mut step: impl FnMut(&mut S, u128) -> bool,
+) {
+    const RING: usize = 2 * AHEAD;
+    let mut ring = [0u128; RING];
+    let (mut head, mut len) = (0, 0);
+    let mut first = true;
+    loop {
+        let g = filter(state);
+        while len < RING {
+            let Some(item) = items.next() else { break };
+            let hash = g.hash(item);
+            let (chunk, _, _) = g.locate(hash);
+            hints::prefetch_any(g.chunk(chunk));
+            ring[(head + len) % RING] = hash;
+            len += 1;
+        }
+        if len == 0 {
+            return;
+        }
+        if first {
+            // The batch's first items: their table entries were asked for first, while the
+            // rest of the ring was hashed.
+            for &hash in &ring[..len.min(AHEAD)] {
+                g.prefetch_lines(hash);
+            }
+            first = false;
+        }
+        if len > AHEAD {
+            g.prefetch_lines(ring[(head + AHEAD) % RING]);
+        }
+        let hash = ring[head];
+        head = (head + 1) % RING;
+        len -= 1;
+        if !step(state, hash) {
+            return;
+        }
+    }
+}
