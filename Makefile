@@ -204,6 +204,7 @@ bench: build venv
 	so=$$(scripts/redisbloom-so) && REDISBLOOM_SO=$$so $(VENV)/bin/python bench/cuckoo.py
 	$(VENV)/bin/python bench/valkey.py
 	so=$$(scripts/redisbloom-so) && REDISBLOOM_SO=$$so $(VENV)/bin/python bench/bulk.py
+	so=$$(scripts/redisbloom-so) && REDISBLOOM_SO=$$so $(VENV)/bin/python bench/growing.py
 
 # This build against an earlier commit (BASE=<commit>), alternating, with paired ratios:
 # bench/ab.py, written to bench/AB.md.

@@ -1,6 +1,7 @@
 //! A filter past 2^32 bits (capacity 500,000,000 at 0.01, about 600 MB): adds and checks on bit
 //! offsets above 2^32, no false negatives, RDB save/load, DUMP/RESTORE and SCANDUMP/LOADCHUNK
-//! round trips, with times and peak memory. Needs about 6 GB free; run by `make test-big`
+//! round trips, with times and peak memory. And a growing filter (`EXPANDABLE`) grown from 100
+//! items to 100,000,000 in bounded steps. Needs about 6 GB free; run by `make test-big`
 //! (figures with `--nocapture`).
 
 mod common;
@@ -540,4 +541,79 @@ fn filter_past_four_gigabits() {
         );
     }
     println!("big: whole test {:.1} s", t_all.elapsed().as_secs_f64());
+}
+
+/// Items of the growing filter's test.
+const GROWING_ITEMS: usize = 100_000_000;
+
+/// A growing filter from 100 items to 100,000,000: every add of the way splits at most one
+/// chunk, so no command waits for the filter to grow. The server's slow log (from 25 ms, 80
+/// times what a blob of 1,000 adds takes) stays empty through 100,000 `BF.BULKADD`s; the
+/// filter holds its rate and every item; its table is one chunk per 192 items.
+#[test]
+fn a_growing_filter_reaches_100m_items_in_bounded_steps() {
+    let s = Server::with_args(&[], &["--slowlog-log-slower-than", "25000"]);
+    let mut c = s.conn();
+    assert_eq!(
+        run(&mut c, &["BF.RESERVE", "g", "0.01", "100", "EXPANDABLE"]),
+        ok()
+    );
+    let t = Instant::now();
+    for start in (0..GROWING_ITEMS).step_by(BATCH * PIPE) {
+        let mut pipe = redis::pipe();
+        for at in (start..start + BATCH * PIPE).step_by(BATCH) {
+            let blob: Vec<u8> = (at..at + BATCH)
+                .map(item)
+                .collect::<Vec<_>>()
+                .join("\n")
+                .into_bytes();
+            pipe.cmd("BF.BULKADD").arg("g").arg(blob);
+        }
+        let replies: Vec<Vec<u8>> = pipe.query(&mut c).unwrap();
+        assert!(replies
+            .iter()
+            .all(|r| r.len() == BATCH && !r.contains(&b'E')));
+    }
+    println!(
+        "100M adds into a growing filter: {:.1} s",
+        t.elapsed().as_secs_f64()
+    );
+    let slow = run(&mut c, &["SLOWLOG", "GET", "10"]);
+    assert_eq!(
+        run(&mut c, &["SLOWLOG", "LEN"]),
+        int(0),
+        "commands over 25 ms: {slow:?}"
+    );
+    let line = &debug_lines(&mut c, "g")[1];
+    let field = |name: &str| -> u64 {
+        let at = line.find(&format!(" {name}:")).unwrap() + name.len() + 2;
+        line[at..].split(' ').next().unwrap().parse().unwrap()
+    };
+    let Reply::Int(items) = run(&mut c, &["BF.CARD", "g"]) else {
+        panic!("BF.CARD")
+    };
+    // Adds answered 0 (a false positive) took no entry.
+    assert!(items as usize > GROWING_ITEMS * 99 / 100, "{items}");
+    assert_eq!(field("chunks"), (items as u64).div_ceil(192));
+    let sample: Vec<String> = (0..GROWING_ITEMS).step_by(10_007).map(item).collect();
+    let present: Vec<u8> = redis::cmd("BF.BULKEXISTS")
+        .arg("g")
+        .arg(sample.join("\n"))
+        .query(&mut c)
+        .unwrap();
+    assert!(present.iter().all(|&b| b == b'1'), "a false negative");
+    let absent: Vec<String> = (0..100_000)
+        .map(|i| format!("https://elsewhere.example/{i}"))
+        .collect();
+    let answers: Vec<u8> = redis::cmd("BF.BULKEXISTS")
+        .arg("g")
+        .arg(absent.join("\n"))
+        .query(&mut c)
+        .unwrap();
+    let rate = answers.iter().filter(|&&b| b == b'1').count() as f64 / absent.len() as f64;
+    println!(
+        "growing filter at 100M: {line}, false positives {:.3}%",
+        rate * 100.0
+    );
+    assert!(rate <= 0.01, "{rate}");
 }

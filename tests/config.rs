@@ -135,11 +135,11 @@ fn config_defaults() {
         all_configs(&mut c),
         strings(["0.01", "100", "2", "2147483648"])
     );
-    // CONFIG GET with a pattern lists all six, the cuckoo filters' sub-filter limit and AT's
-    // tolerance too.
+    // CONFIG GET with a pattern lists all seven, the cuckoo filters' sub-filter limit, AT's
+    // tolerance and bf.expandable too.
     match run(&mut c, &["CONFIG", "GET", "bf.*"]) {
-        Reply::Arr(v) => assert_eq!(v.len(), 12, "{v:?}"),
-        Reply::Map(m) => assert_eq!(m.len(), 6, "{m:?}"),
+        Reply::Arr(v) => assert_eq!(v.len(), 14, "{v:?}"),
+        Reply::Map(m) => assert_eq!(m.len(), 7, "{m:?}"),
         other => panic!("{other:?}"),
     }
     assert_eq!(
@@ -650,6 +650,7 @@ fn config_rewrite_keeps_the_bf_configs_across_a_restart() {
     let mut c = s.conn();
     assert_eq!(config_set(&mut c, "bf.error-rate", "0.001"), ok());
     assert_eq!(config_set(&mut c, "bf.max-filter-bytes", "1mb"), ok());
+    assert_eq!(config_set(&mut c, "bf.expandable", "yes"), ok());
     assert_eq!(run(&mut c, &["CONFIG", "REWRITE"]), ok());
     let file = std::fs::read_to_string(s.dir.join("redis.conf")).unwrap();
     let lines: Vec<&str> = file
@@ -661,9 +662,10 @@ fn config_rewrite_keeps_the_bf_configs_across_a_restart() {
     let mut sorted = lines.clone();
     sorted.sort();
     assert_eq!(
-        sorted[..3],
+        sorted[..4],
         [
             "bf.error-rate \"0.001\"",
+            "bf.expandable yes",
             "bf.expansion 4",
             "bf.max-filter-bytes 1mb"
         ],
@@ -681,6 +683,10 @@ fn config_rewrite_keeps_the_bf_configs_across_a_restart() {
         all_configs(&mut c),
         strings(["0.001", "100", "4", "1048576"])
     );
+    // bf.expandable survives too, and new filters an add creates grow.
+    assert_eq!(config_get(&mut c, "bf.expandable"), "yes");
+    assert_eq!(run(&mut c, &["BF.ADD", "grows", "a"]), int(1));
+    assert!(debug_lines(&mut c, "grows")[1].starts_with("layout:expandable"));
 }
 
 /// RedisBloom 8's config names, without the module's prefix, where the server takes unprefixed

@@ -122,7 +122,11 @@ impl Growing {
             needed: bytes as u64,
         };
         if self.segments.last().is_none_or(|s| s.len() == SEGMENT) {
-            self.segments.try_reserve(1).map_err(|_| refused(24))?;
+            // Exactly one more: a doubling Vec starts at four (96 bytes, a fifth of a
+            // 200-item filter's memory).
+            self.segments
+                .try_reserve_exact(1)
+                .map_err(|_| refused(24))?;
             self.segments.push(Vec::new());
         }
         let last = self
