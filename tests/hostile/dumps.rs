@@ -68,6 +68,19 @@ fn restore_of_corrupted_dump_payloads_errors_and_never_crashes() {
         panic!("DUMP")
     };
     restore_corrupted(&mut con, &payload, "bloomfltr");
+    // A growing filter, over several splits.
+    assert_eq!(
+        run(&mut con, &["BF.RESERVE", "g", "0.01", "20", "EXPANDABLE"]),
+        ok()
+    );
+    let items: Vec<String> = (0..700).map(|i| format!("g{i}")).collect();
+    let mut madd = vec!["BF.MADD".to_string(), "g".into()];
+    madd.extend(items);
+    run(&mut con, &madd);
+    let Reply::Bulk(payload) = run(&mut con, &["DUMP", "g"]) else {
+        panic!("DUMP")
+    };
+    restore_corrupted(&mut con, &payload, "MBbloom--");
 }
 
 /// RESTORE of `payload` (a key of type `kind`) corrupted every way: bit flips and random bytes
