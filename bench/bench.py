@@ -20,6 +20,7 @@ Environment (all optional):
   REDISBLOOM_SO       RedisBloom's module (default: what scripts/redisbloom-so prints)
 """
 
+import contextlib
 import csv
 import datetime
 import math
@@ -640,6 +641,22 @@ def chart(bench):
 
 
 # ---------------------------------------------------------------------------------------------
+
+
+@contextlib.contextmanager
+def side_by_side():
+    """rsbloom's and RedisBloom's servers, started, as the other benches' pair; stopped (by
+    pid) on the way out, whatever happened."""
+    servers = []
+    try:
+        for name, module in zip(SYSTEMS, (RSBLOOM_SO, redisbloom_path())):
+            server = Server(name, module)
+            servers.append(server)
+            server.start()
+        yield servers
+    finally:
+        for server in servers:
+            server.cleanup()
 
 
 def redisbloom_path():

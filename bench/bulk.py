@@ -26,7 +26,7 @@ import threading
 import time
 
 import bench
-from bench import ERROR_RATE, Bench, Server, log
+from bench import ERROR_RATE, Bench, log
 
 REPO = bench.REPO
 BULK_MD = os.path.join(REPO, "bench", "BULK.md")
@@ -259,12 +259,7 @@ def report(b, by_size, latency, started):
 
 def main():
     started = datetime.datetime.now(datetime.timezone.utc)
-    servers = []
-    try:
-        for name, so in (("rsbloom", bench.RSBLOOM_SO), ("RedisBloom", bench.redisbloom_path())):
-            server = Server(name, so)
-            servers.append(server)
-            server.start()
+    with bench.side_by_side() as servers:
         rs, rb = servers
         fill = bench.numbered_items(bench.PRESENT_PREFIX, FILL)
         bench.prefill(servers, "small", bench.SMALL_CAPACITY, fill)
@@ -305,9 +300,6 @@ def main():
         log("\n== blob sizes")
         by_size = sizes(b)
         latency = big_blob_latency(rs)
-    finally:
-        for server in servers:
-            server.cleanup()
     text = report(b, by_size, latency, started)
     log("\n" + text)
     with open(BULK_MD, "w") as f:

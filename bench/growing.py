@@ -24,7 +24,7 @@ import sys
 import time
 
 import bench
-from bench import Server, log
+from bench import log
 
 REPO = bench.REPO
 GROWING_MD = os.path.join(REPO, "bench", "GROWING.md")
@@ -213,12 +213,7 @@ def report(run, started):
 
 def main():
     started = datetime.datetime.now(datetime.timezone.utc)
-    servers = []
-    try:
-        for name, so in (("rsbloom", bench.RSBLOOM_SO), ("RedisBloom", bench.redisbloom_path())):
-            server = Server(name, so)
-            servers.append(server)
-            server.start()
+    with bench.side_by_side() as servers:
         run = Run(*servers)
         run.create()
         added, n = 0, START
@@ -234,9 +229,6 @@ def main():
             run.check(MAX)
         run.lookups(MAX, "reserved:big")
         run.slow = run.slowest()
-    finally:
-        for server in servers:
-            server.cleanup()
     text = report(run, started)
     log("\n" + text)
     with open(GROWING_MD, "w") as f:
