@@ -282,3 +282,39 @@ fn the_per_filter_limit_refuses_an_add_that_would_pass_it() {
     assert_eq!(run(&mut c, &["BF.CARD", "e"]), card);
     assert!(bulk_exists(&mut c, "e", &items[..taken]).iter().all(|&p| p));
 }
+
+#[test]
+fn the_first_growing_filters_saved_load_answer_and_save_as_they_did() {
+    let s = Server::new();
+    let mut c = s.conn();
+    let dir = concat!(env!("CARGO_MANIFEST_DIR"), "/tests/fixtures/growing");
+    let payload = std::fs::read(format!("{dir}/growing.dump")).unwrap();
+    assert_eq!(restore(&mut c, "growing", &payload), Ok(redis::Value::Okay));
+    assert_eq!(
+        digest(&mut c, "growing"),
+        arr(vec![Reply::Status(
+            "20bb963a149b072783a8dc691ec58a89b3b587fd".into()
+        )]),
+        "the digest it had"
+    );
+    // The value's bytes, without the payload's 2-byte RDB version and 8-byte checksum.
+    let value = |p: &[u8]| p[..p.len() - 10].to_vec();
+    assert_eq!(
+        value(&dump(&mut c, "growing")),
+        value(&payload),
+        "saved the same"
+    );
+    assert_eq!(run(&mut c, &["BF.CARD", "growing"]), int(29_944));
+    let added = items("item-", 30_000);
+    assert!(bulk_exists(&mut c, "growing", &added).iter().all(|&p| p));
+    let answers = bulk_exists(&mut c, "growing", &items("absent-", 20_000));
+    let positives: Vec<usize> = (0..answers.len()).filter(|&i| answers[i]).collect();
+    assert_eq!(
+        positives,
+        recorded_false_positives(&format!("{dir}/growing.present")),
+        "the same false positives"
+    );
+    // It grows on from there as a new one would.
+    bulk_add(&mut c, "growing", &items("more-", 10_000));
+    assert!(bulk_exists(&mut c, "growing", &added).iter().all(|&p| p));
+}
