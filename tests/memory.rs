@@ -276,9 +276,11 @@ fn a_refused_allocation_is_an_error_reply_and_the_server_goes_on() {
 /// Active defrag moves the module's blocks (Redis 7.4's build has active defrag; Debian's Redis
 /// 7.0 does not): 120,000 filters of four kinds (chains, reserved chains, cuckoo filters, growing
 /// filters, whose chunk table and blocks move too), most of them deleted, leave the allocator's
-/// pages sparse; with `activedefrag yes` the fragmented bytes fall by at least half (with no
-/// callback, as before, they hardly moved: 76.2 MB to 74.2 MB in the same scheme), the dataset's
-/// digest is unchanged, and INFO's `bf_defrag_*` counters show the module's share.
+/// pages sparse; with `activedefrag yes` the fragmented bytes fall by at least a third (with no
+/// callback they hardly move: 62.9 MB to 62.8 MB in 30 s; with it they settle at 31.0–31.3 MB
+/// within 8 s, a floor the allocator keeps, as it moves a block only off a page emptier than
+/// its class's average: "by half", 31.4 MB, failed a CI run), the dataset's digest is
+/// unchanged, and INFO's `bf_defrag_*` counters show the module's share.
 #[test]
 fn active_defrag_moves_the_filters_blocks() {
     let _alone = alone();
@@ -336,9 +338,8 @@ fn active_defrag_moves_the_filters_blocks() {
     ] {
         assert_eq!(run(&mut c, &["CONFIG", "SET", name, value]), ok(), "{name}");
     }
-    // The allocator moves a block only off a page emptier than its class's average.
-    s.wait_for("the fragmented bytes to fall by half", 180, || {
-        fragmented(&mut c) <= before / 2
+    s.wait_for("the fragmented bytes to fall by a third", 180, || {
+        fragmented(&mut c) <= before * 2 / 3
     });
     let after = fragmented(&mut c);
     let moved: u64 = info_field(&mut c, "bf_stats", "bf_defrag_moved")
