@@ -1,7 +1,7 @@
 //! The growing filter's model ([`Growing`]): chunks addressed by linear hashing, one split per
 //! [`PER_CHUNK`] adds, each entry keeping the remainder bits it still knows.
 
-use crate::growing::chunk::{Chunk, Shape};
+use crate::growing::chunk::{run_batch, Batch, Chunk, Select, Shape};
 use crate::growing::design::{self, PER_CHUNK};
 use crate::hints;
 use crate::memory::allocated;
@@ -95,6 +95,7 @@ impl Growing {
         (1u64 << self.level) + self.split
     }
 
+    #[inline(always)]
     pub(crate) fn chunk(&self, i: u64) -> &Chunk {
         &self.segments[i as usize / SEGMENT][i as usize % SEGMENT]
     }
@@ -165,19 +166,21 @@ impl Growing {
     }
 
     /// Whether an item of this hash may have been added.
-    #[inline]
-    pub fn contains_hashed(&self, hash: u128) -> bool {
+    #[inline(always)]
+    fn contains_hashed<S: Select>(&self, hash: u128) -> bool {
         let (chunk, cell, rest) = self.locate(hash);
-        self.chunk(chunk).contains(self.shape, cell, rest)
+        self.chunk(chunk).contains::<S>(self.shape, cell, rest)
     }
 
     /// Whether the item may have been added.
     pub fn contains(&self, item: &[u8]) -> bool {
-        self.contains_hashed(self.hash(item))
+        let mut found = false;
+        self.contains_many(std::iter::once(item), |present| found = present);
+        found
     }
 
     /// Starts loading the lines a lookup of this hash reads in its chunk.
-    #[inline]
+    #[inline(always)]
     fn prefetch_lines(&self, hash: u128) {
         let (chunk, cell, _) = self.locate(hash);
         self.chunk(chunk).prefetch(self.shape, cell);
@@ -187,24 +190,25 @@ impl Growing {
     pub fn contains_many<'a>(
         &self,
         items: impl Iterator<Item = &'a [u8]>,
-        mut answer: impl FnMut(bool),
+        answer: impl FnMut(bool),
     ) {
-        staged(
-            &mut &*self,
-            |g| g,
+        run_batch(Lookups {
+            filter: self,
             items,
-            |g, h| {
-                answer(g.contains_hashed(h));
-                true
-            },
-        );
+            answer,
+        });
     }
 
     /// Adds an item of this hash: `Present` when it may be in already (nothing changes), else
     /// a new entry, after the split its count asks for. `max_bytes` is the per-filter limit.
-    pub fn add_hashed(&mut self, hash: u128, max_bytes: u64) -> Result<AddOutcome, FilterError> {
+    #[inline(always)]
+    fn add_hashed<S: Select>(
+        &mut self,
+        hash: u128,
+        max_bytes: u64,
+    ) -> Result<AddOutcome, FilterError> {
         let (chunk, cell, rest) = self.locate(hash);
-        let Err(mut place) = self.chunk(chunk).find(self.shape, cell, rest) else {
+        let Err(mut place) = self.chunk(chunk).find::<S>(self.shape, cell, rest) else {
             return Ok(AddOutcome::Present);
         };
         // The table and the blocks, with room for a split's new chunk: counted, not summed
@@ -225,7 +229,7 @@ impl Growing {
             (chunk, cell, rest) = self.locate(hash);
             // The item was absent: it is added even if the split's shorter entries now match
             // it, so the chunk count stays the one its items give (`builder::chunks_for`).
-            place = self.chunk(chunk).place(self.shape, cell);
+            place = self.chunk(chunk).place::<S>(self.shape, cell);
         }
         let shape = self.shape;
         let target = self.chunk_mut(chunk);
@@ -237,9 +241,15 @@ impl Growing {
         Ok(AddOutcome::Added)
     }
 
-    /// Adds an item ([`Growing::add_hashed`]).
+    /// Adds an item: `Present` when it may be in already (nothing changes), else a new entry,
+    /// after the split its count asks for. `max_bytes` is the per-filter limit.
     pub fn add(&mut self, item: &[u8], max_bytes: u64) -> Result<AddOutcome, FilterError> {
-        self.add_hashed(self.hash(item), max_bytes)
+        let mut result = Ok(AddOutcome::Present);
+        self.add_many(std::iter::once(item), max_bytes, |r| {
+            result = r;
+            true
+        });
+        result
     }
 
     /// Adds items in order, passing each outcome to `outcome`, which returns whether to go on.
@@ -247,14 +257,14 @@ impl Growing {
         &mut self,
         items: impl Iterator<Item = &'a [u8]>,
         max_bytes: u64,
-        mut outcome: impl FnMut(Result<AddOutcome, FilterError>) -> bool,
+        outcome: impl FnMut(Result<AddOutcome, FilterError>) -> bool,
     ) {
-        staged(
-            self,
-            |g| g,
+        run_batch(Adds {
+            filter: self,
             items,
-            |g, h| outcome(g.add_hashed(h, max_bytes)),
-        );
+            max_bytes,
+            outcome,
+        });
     }
 
     /// Splits the chunk at the split pointer into itself and a new last chunk (linear
@@ -314,6 +324,7 @@ impl Growing {
 /// BF.MEXISTS at 2M items. `step` returns whether to go on, and may change the filter between
 /// items (a split): the hints then miss, the answers do not. `filter` views the state (a
 /// filter, or a reference to one for lookups).
+#[inline(always)]
 fn staged<'a, S>(
     state: &mut S,
     filter: impl Fn(&S) -> &Growing,
@@ -354,5 +365,66 @@ fn staged<'a, S>(
         if !step(state, hash) {
             return;
         }
+    }
+}
+
+/// A batch of lookups ([`Growing::contains_many`]).
+struct Lookups<'g, I, A> {
+    filter: &'g Growing,
+    items: I,
+    answer: A,
+}
+
+impl<'a, I: Iterator<Item = &'a [u8]>, A: FnMut(bool)> Batch for Lookups<'_, I, A> {
+    type Output = ();
+
+    #[inline(always)]
+    fn run<S: Select>(self) {
+        let Lookups {
+            mut filter,
+            items,
+            mut answer,
+        } = self;
+        staged(
+            &mut filter,
+            |g| g,
+            items,
+            |g, h| {
+                answer(g.contains_hashed::<S>(h));
+                true
+            },
+        );
+    }
+}
+
+/// A batch of adds ([`Growing::add_many`]).
+struct Adds<'g, I, O> {
+    filter: &'g mut Growing,
+    items: I,
+    max_bytes: u64,
+    outcome: O,
+}
+
+impl<'a, I, O> Batch for Adds<'_, I, O>
+where
+    I: Iterator<Item = &'a [u8]>,
+    O: FnMut(Result<AddOutcome, FilterError>) -> bool,
+{
+    type Output = ();
+
+    #[inline(always)]
+    fn run<S: Select>(self) {
+        let Adds {
+            filter,
+            items,
+            max_bytes,
+            mut outcome,
+        } = self;
+        staged(
+            filter,
+            |g| g,
+            items,
+            |g, h| outcome(g.add_hashed::<S>(h, max_bytes)),
+        );
     }
 }
