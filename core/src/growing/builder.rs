@@ -25,7 +25,7 @@ pub(crate) struct Parameters {
 
 /// The chunks a filter starting at `start_level` has after `items` adds: one split per
 /// [`PER_CHUNK`] items past the start's room.
-pub(crate) fn chunks_for(start_level: u32, items: u64) -> u64 {
+pub(crate) fn chunks_for(start_level: u16, items: u64) -> u64 {
     (1u64 << start_level).max(items.div_ceil(PER_CHUNK))
 }
 
@@ -45,7 +45,7 @@ pub(crate) fn empty(p: &Parameters, max_bytes: u64) -> Result<Growing, DecodeErr
     {
         return Err(bad);
     }
-    let (start_level, level) = (p.start_level as u32, p.level as u32);
+    let (start_level, level) = (p.start_level as u16, p.level as u16);
     let count = (1u64 << level) + p.split;
     if count != chunks_for(start_level, p.items) {
         return Err(bad);
@@ -59,8 +59,8 @@ pub(crate) fn empty(p: &Parameters, max_bytes: u64) -> Result<Growing, DecodeErr
         error: p.error,
         capacity: p.capacity,
         shape: Shape {
-            cell_bits: p.cell_bits as u32,
-            slot_bits: p.slot_bits as u32,
+            cell_bits: p.cell_bits as u16,
+            slot_bits: p.slot_bits as u16,
         },
         start_level,
         level,

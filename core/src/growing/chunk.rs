@@ -35,9 +35,9 @@ pub(crate) const MAX_GROUPS: usize = 8;
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub(crate) struct Shape {
     /// `q`: a chunk has `2^q` cells (at most 256: [`MAX_GROUPS`] groups).
-    pub(crate) cell_bits: u32,
+    pub(crate) cell_bits: u16,
     /// `S`: bits per slot, the marker bit included (so up to `S - 1` remainder bits).
-    pub(crate) slot_bits: u32,
+    pub(crate) slot_bits: u16,
 }
 
 impl Shape {
@@ -49,7 +49,7 @@ impl Shape {
     /// Remainder bits a new entry keeps.
     #[inline(always)]
     pub(crate) fn remainder_bits(self) -> u32 {
-        self.slot_bits - 1
+        u32::from(self.slot_bits) - 1
     }
 
     #[inline(always)]
@@ -411,7 +411,7 @@ impl Chunk {
             get_bits(
                 &self.words,
                 Self::slot_bit(shape, &group, i),
-                shape.slot_bits,
+                shape.slot_bits.into(),
             )
         })
     }
@@ -438,7 +438,7 @@ impl Chunk {
         let (group, start, count) = self.cell_entries::<S>(shape, cell);
         let bit = |i| Self::slot_bit(shape, &group, i);
         if (start..start + count)
-            .any(|i| slot_matches(get_bits(&self.words, bit(i), shape.slot_bits), rest))
+            .any(|i| slot_matches(get_bits(&self.words, bit(i), shape.slot_bits.into()), rest))
         {
             return Ok(());
         }
@@ -517,10 +517,15 @@ impl Chunk {
         // up by one: the tail moves once (a gap for each moved it twice, the block's zero tail
         // to its class with it: a third of BF.MADD's time).
         let used = &mut self.words[..needed];
-        open_gap(used, place.slot_bit, shape.slot_bits + 1);
+        open_gap(used, place.slot_bit, u32::from(shape.slot_bits) + 1);
         move_up_one(used, place.header_bit, place.slot_bit);
         put_bits(&mut self.words, place.header_bit, 1, 1);
-        put_bits(&mut self.words, place.slot_bit + 1, shape.slot_bits, slot);
+        put_bits(
+            &mut self.words,
+            place.slot_bit + 1,
+            shape.slot_bits.into(),
+            slot,
+        );
         for start in &mut self.starts[place.group..shape.groups() - 1] {
             *start += 1;
         }
@@ -571,7 +576,7 @@ impl Chunk {
             }
             at += (limit - cell) as usize;
             for &(_, slot) in group {
-                put_bits(&mut words, at, shape.slot_bits, slot);
+                put_bits(&mut words, at, shape.slot_bits.into(), slot);
                 at += shape.slot_bits as usize;
             }
         }
@@ -605,7 +610,7 @@ impl Chunk {
                     .min(group.entries - index);
                 for _ in 0..ones {
                     let at = Self::slot_bit(shape, &group, index);
-                    out.push((cell, get_bits(&self.words, at, shape.slot_bits)));
+                    out.push((cell, get_bits(&self.words, at, shape.slot_bits.into())));
                     index += 1;
                 }
                 bit += ones;
@@ -702,8 +707,13 @@ impl Chunk {
                     w.count_ones() as usize
                 })
                 .sum();
-            let slots_ok = (0..group.entries)
-                .all(|i| get_bits(saved, Chunk::slot_bit(shape, &group, i), shape.slot_bits) != 0);
+            let slots_ok = (0..group.entries).all(|i| {
+                get_bits(
+                    saved,
+                    Chunk::slot_bit(shape, &group, i),
+                    shape.slot_bits.into(),
+                ) != 0
+            });
             if ones != group.entries || !slots_ok {
                 return None;
             }

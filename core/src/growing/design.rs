@@ -18,7 +18,7 @@ pub(crate) const PER_CHUNK: u64 = 192;
 
 /// `q`: 256 cells a chunk, for [`PER_CHUNK`] entries: 0.75 an occupied cell on average, about
 /// the density that costs least (header bits against remainder bits).
-pub(crate) const CELL_BITS: u32 = 8;
+pub(crate) const CELL_BITS: u16 = 8;
 
 /// Levels of growth the remainder is sized for (a million-fold).
 pub(crate) const PLANNED_LEVELS: u32 = 20;
@@ -41,24 +41,22 @@ pub(crate) fn shape_for(error: f64) -> Option<Shape> {
     let bits = (density() * aging / error).log2().ceil().max(1.0);
     (bits <= f64::from(MAX_REMAINDER_BITS)).then(|| Shape {
         cell_bits: CELL_BITS,
-        slot_bits: bits as u32 + 1,
+        slot_bits: bits as u16 + 1,
     })
 }
 
 /// The level a filter for `capacity` items starts at: enough chunks for them at
 /// [`PER_CHUNK`] each, a power of two.
-pub(crate) fn start_level(capacity: u64) -> u32 {
+pub(crate) fn start_level(capacity: u64) -> u16 {
     let chunks = capacity.div_ceil(PER_CHUNK).max(1);
-    chunks
-        .next_power_of_two()
-        .trailing_zeros()
-        .min(MAX_START_LEVEL)
+    let level = chunks.next_power_of_two().trailing_zeros();
+    level.min(MAX_START_LEVEL.into()) as u16
 }
 
 /// The highest level a filter starts at: 65,536 chunks (12.6M items, a 2 MiB table, built in
 /// about a millisecond). A larger capacity is a hint the filter grows to, a chunk at a time,
 /// so that no BF.RESERVE builds a table for a billion items at once.
-pub(crate) const MAX_START_LEVEL: u32 = 16;
+pub(crate) const MAX_START_LEVEL: u16 = 16;
 
 #[cfg(test)]
 mod tests {

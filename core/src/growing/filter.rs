@@ -13,7 +13,7 @@ use xxhash_rust::xxh3::xxh3_128_with_seed;
 pub(crate) const SEGMENT: usize = 1024;
 
 /// Levels a filter can reach: 2^40 chunks, far past any memory.
-pub(crate) const MAX_LEVEL: u32 = 40;
+pub(crate) const MAX_LEVEL: u16 = 40;
 
 /// Items between each stage of a batch's look-ahead (see [`staged`]).
 const AHEAD: usize = 8;
@@ -27,10 +27,10 @@ pub struct Growing {
     pub(crate) capacity: u64,
     pub(crate) shape: Shape,
     /// The level the filter started at (`2^start_level` chunks).
-    pub(crate) start_level: u32,
+    pub(crate) start_level: u16,
     /// Chunks `[0, split)` and `[2^level, 2^level + split)` have `level + 1` address bits,
     /// the others `level`.
-    pub(crate) level: u32,
+    pub(crate) level: u16,
     pub(crate) split: u64,
     pub(crate) items: u64,
     /// The chunk table, in segments of [`SEGMENT`].
