@@ -724,8 +724,13 @@ fn insert_notifies_and_replicates() {
 
 /// A crawler's filter as BF.MADD creates it (the defaults: 1%, capacity 100, expansion 2, a
 /// random seed), fed 200,000 URLs (eleven links, the newest 95% full, where the chain's rate is
-/// highest): 50,000 URLs it never saw read present at most 1% of the time. Before the mixed
-/// layout and the grown links' headroom, this size measured 1.02% (`rates::default_filter_run`).
+/// highest): URLs it never saw read present at most 1% of the time. Before the mixed layout
+/// and the grown links' headroom, this size measured 1.02% (`rates::default_filter_run`).
+/// The rate depends on the seed (the small first links' fill varies): 0.69–0.95% over 300
+/// seeds (`--example default_filters 300 200000`, a million lookups each). So the test samples
+/// 200,000 never-added URLs and allows 3.5 standard deviations of sampling over 1% (2,156
+/// hits): a filter at 1% fails it once in 4,300 runs, one at 1.1% four times in five. (50,000
+/// samples and no allowance failed a CI run: 517 hits, a seed near 0.95%.)
 #[test]
 fn a_default_filter_holds_one_percent() {
     let s = Server::new();
@@ -739,7 +744,7 @@ fn a_default_filter_holds_one_percent() {
         run(&mut c, &["BF.INFO", "crawl", "FILTERS"]),
         arr(vec![int(11)])
     );
-    let unseen: Vec<String> = (200_000..250_000).map(url).collect();
+    let unseen: Vec<String> = (200_000..400_000).map(url).collect();
     let mut hits = 0;
     for batch in unseen.chunks(1000) {
         let mut args = vec!["BF.MEXISTS", "crawl"];
@@ -750,7 +755,7 @@ fn a_default_filter_holds_one_percent() {
         }
     }
     assert!(
-        hits <= 500,
-        "{hits} of 50,000 never-added URLs read present"
+        hits <= 2156,
+        "{hits} of 200,000 never-added URLs read present"
     );
 }
