@@ -42,13 +42,6 @@ impl<'a, I: Iterator<Item = &'a [u8]>, H: Copy + Default, const DEPTH: usize>
         self.len -= 1;
         Some(h)
     }
-
-    /// The hash prepared `k` items after the one [`Lookahead::next`] last returned, if the
-    /// batch has it (for a second stage of hints, as a growing filter's lookups take).
-    #[inline]
-    pub(crate) fn ahead(&self, k: usize) -> Option<H> {
-        (k < self.len).then(|| self.ring[(self.head + k) % DEPTH])
-    }
 }
 
 /// Passes each item's answer to `answer`, in order: `lookup` of its hash, prepared by

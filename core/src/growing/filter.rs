@@ -4,7 +4,6 @@
 use crate::growing::chunk::{run_batch, Batch, Chunk, Select, Shape};
 use crate::growing::design::{self, PER_CHUNK};
 use crate::hints;
-use crate::lookahead::Lookahead;
 use crate::memory::allocated;
 use crate::outcome::{AddOutcome, FilterError};
 use xxhash_rust::xxh3::xxh3_128_with_seed;
@@ -329,35 +328,40 @@ impl Growing {
 fn staged<'a, S>(
     state: &mut S,
     filter: impl Fn(&S) -> &Growing,
-    items: impl Iterator<Item = &'a [u8]>,
+    mut items: impl Iterator<Item = &'a [u8]>,
     mut step: impl FnMut(&mut S, u128) -> bool,
 ) {
-    let mut ahead = Lookahead::<_, u128, { 2 * AHEAD }>::new(items);
+    const RING: usize = 2 * AHEAD;
+    let mut ring = [0u128; RING];
+    let (mut head, mut len) = (0, 0);
     let mut first = true;
     loop {
         let g = filter(state);
-        let Some(hash) = ahead.next(|item| {
+        while len < RING {
+            let Some(item) = items.next() else { break };
             let hash = g.hash(item);
             let (chunk, _, _) = g.locate(hash);
             hints::prefetch_any(g.chunk(chunk));
-            hash
-        }) else {
+            ring[(head + len) % RING] = hash;
+            len += 1;
+        }
+        if len == 0 {
             return;
-        };
+        }
         if first {
             // The batch's first items: their table entries were asked for first, while the
             // rest of the ring was hashed.
-            g.prefetch_lines(hash);
-            for k in 0..AHEAD - 1 {
-                if let Some(later) = ahead.ahead(k) {
-                    g.prefetch_lines(later);
-                }
+            for &hash in &ring[..len.min(AHEAD)] {
+                g.prefetch_lines(hash);
             }
             first = false;
         }
-        if let Some(later) = ahead.ahead(AHEAD - 1) {
-            g.prefetch_lines(later);
+        if len > AHEAD {
+            g.prefetch_lines(ring[(head + AHEAD) % RING]);
         }
+        let hash = ring[head];
+        head = (head + 1) % RING;
+        len -= 1;
         if !step(state, hash) {
             return;
         }
