@@ -205,7 +205,7 @@ pub(crate) trait Select {
 }
 
 /// [`select_in_word`]: any CPU.
-pub(crate) struct Broadword;
+struct Broadword;
 
 impl Select for Broadword {
     #[inline(always)]
@@ -216,7 +216,7 @@ impl Select for Broadword {
 
 /// The bit-deposit instruction: only inside [`run_batch`]'s function compiled for it.
 #[cfg(target_arch = "x86_64")]
-pub(crate) struct Deposit;
+struct Deposit;
 
 #[cfg(target_arch = "x86_64")]
 impl Select for Deposit {
