@@ -73,14 +73,78 @@ pub fn items(blob: &[u8], framed: bool) -> Result<Vec<&[u8]>, BlobError> {
         return Ok(Vec::new());
     }
     let body = blob.strip_suffix(b"\n").unwrap_or(blob);
-    let mut items = Vec::with_capacity(memchr::memchr_iter(b'\n', body).count() + 1);
+    Ok(lines(body))
+}
+
+/// The `\n`-separated items of `body`, in one pass over 64-byte chunks, each chunk's newlines
+/// as the bits of a mask. The two `memchr_iter` passes this replaces (one to count the items,
+/// one to cut them, a call per item in each) took 10 ns of a 40-byte URL's 44 in a bulk lookup.
+fn lines(body: &[u8]) -> Vec<&[u8]> {
+    // URLs run 40 bytes and more: one reservation covers them; shorter items grow it.
+    let mut items = Vec::with_capacity(body.len() / 32 + 1);
     let mut start = 0;
-    for end in memchr::memchr_iter(b'\n', body) {
-        items.push(&body[start..end]);
-        start = end + 1;
+    let mut chunks = body.chunks_exact(CHUNK);
+    let mut base = 0;
+    for chunk in &mut chunks {
+        let mask = newlines(chunk.try_into().expect("a whole chunk"));
+        cut(body, base, mask, &mut start, &mut items);
+        base += CHUNK;
     }
+    let mut tail = [0u8; CHUNK];
+    tail[..chunks.remainder().len()].copy_from_slice(chunks.remainder());
+    cut(body, base, newlines(&tail), &mut start, &mut items);
     items.push(&body[start..]);
-    Ok(items)
+    items
+}
+
+/// Ends an item at each newline `mask` marks in the chunk at `base`; `start` is where the
+/// current item began.
+#[inline(always)]
+fn cut<'a>(
+    body: &'a [u8],
+    base: usize,
+    mut mask: u64,
+    start: &mut usize,
+    items: &mut Vec<&'a [u8]>,
+) {
+    while mask != 0 {
+        let end = base + mask.trailing_zeros() as usize;
+        items.push(&body[*start..end]);
+        *start = end + 1;
+        mask &= mask - 1;
+    }
+}
+
+/// The bytes [`newlines`] scans at once.
+const CHUNK: usize = 64;
+
+/// Bit `i` set where `chunk[i]` is `\n`.
+#[inline(always)]
+fn newlines(chunk: &[u8; CHUNK]) -> u64 {
+    #[cfg(target_arch = "x86_64")]
+    {
+        use std::arch::x86_64::{
+            _mm_cmpeq_epi8, _mm_loadu_si128, _mm_movemask_epi8, _mm_set1_epi8,
+        };
+        let mut mask = 0u64;
+        for (i, part) in chunk.chunks_exact(16).enumerate() {
+            // SAFETY: SSE2 is part of every x86_64 target, and the unaligned load reads the 16
+            // bytes `part` holds, no more.
+            let hits = unsafe {
+                let bytes = _mm_loadu_si128(part.as_ptr().cast());
+                _mm_movemask_epi8(_mm_cmpeq_epi8(bytes, _mm_set1_epi8(b'\n' as i8))) as u16
+            };
+            mask |= u64::from(hits) << (16 * i);
+        }
+        mask
+    }
+    #[cfg(not(target_arch = "x86_64"))]
+    {
+        chunk
+            .iter()
+            .enumerate()
+            .fold(0, |mask, (i, &b)| mask | (u64::from(b == b'\n') << i))
+    }
 }
 
 fn frames(blob: &[u8]) -> Result<Vec<&[u8]>, BlobError> {
@@ -203,6 +267,35 @@ mod tests {
         assert_eq!(items(b"just one", false), Ok(vec![&b"just one"[..]]));
         // CRLF: the \r stays in the item.
         assert_eq!(items(b"a\r\nb\r\n", false), Ok(vec![&b"a\r"[..], b"b\r"]));
+    }
+
+    #[test]
+    fn lines_cut_where_a_byte_by_byte_split_does_across_chunk_edges() {
+        // Items of every length around the 64-byte chunk, so newlines fall on each side of
+        // every chunk boundary and in the zero-padded tail.
+        for width in 0..140 {
+            for count in 1..6 {
+                let lines: Vec<Vec<u8>> = (0..count)
+                    .map(|i| {
+                        (0..(width + i) % 131)
+                            .map(|b| b'a' + (b % 26) as u8)
+                            .collect()
+                    })
+                    .collect();
+                let blob = lines.join(&b'\n');
+                // The contract's edges: no items in an empty blob, none after a final newline.
+                let body = blob.strip_suffix(b"\n").unwrap_or(&blob);
+                let expected: Vec<&[u8]> = match blob.is_empty() {
+                    true => Vec::new(),
+                    false => body.split(|&b| b == b'\n').collect(),
+                };
+                assert_eq!(
+                    items(&blob, false),
+                    Ok(expected),
+                    "width {width}, count {count}"
+                );
+            }
+        }
     }
 
     #[test]

@@ -5,7 +5,7 @@ use bitvec::prelude::{BitBox, Lsb0};
 use crate::defrag::Defrag;
 use crate::memory::{self, OutOfMemory};
 
-use crate::blocked::{pattern, BLOCK_BITS};
+use crate::blocked::{has_pattern, pattern, BLOCK_BITS};
 use crate::hash::{mix64, reduce, ItemHash};
 use crate::hints;
 use crate::sizing::{words_as_bytes, words_as_bytes_mut, Geometry};
@@ -55,6 +55,14 @@ pub(crate) const BLOCKED_MIN_BITS: u64 = 1 << 23;
 const PLAIN_PROBES_MIN_BITS_TIMES_RATE: f64 = 1024.0;
 
 impl Layout {
+    /// Whether the layout hashes with rsbloom's xxh3-128 pair (every layout but RedisBloom's).
+    pub fn is_native(self) -> bool {
+        matches!(
+            self,
+            Layout::Native | Layout::NativeMixed | Layout::NativeBlocked
+        )
+    }
+
     /// The native layout a new link of `bits` bits sized for `error` takes: the plain probes
     /// where their floor cannot show in its rate, the mixed ones below.
     pub fn for_new_link(bits: u64, error: f64) -> Self {
@@ -188,12 +196,10 @@ impl Link {
         let words = self.bits.as_raw_slice();
         if self.layout == Layout::NativeBlocked {
             let at = self.block_of(hash);
-            let block = &words[at..at + BLOCK_WORDS];
-            let mask = pattern(hash.h2, self.hashes);
-            return block
-                .iter()
-                .zip(&mask)
-                .all(|(word, bits)| word & bits == *bits);
+            let block = words[at..at + BLOCK_WORDS]
+                .try_into()
+                .expect("a whole block");
+            return has_pattern(block, hash.h2, self.hashes);
         }
         (0..self.hashes).all(|i| {
             let p = self.position(hash, i);
