@@ -315,6 +315,35 @@ impl Cluster {
         })
     }
 
+    /// Waits until every live node maps the slots to the same primaries. A reshard tells the
+    /// nodes it moves slots between at once and the others by gossip: a client that took its
+    /// slot map from one of those meanwhile sends commands to the old owner, whose MOVED the
+    /// sync cluster pipeline does not follow (a CI run failed so, right after a reshard).
+    fn wait_slots_agree(&self, secs: u64) -> Duration {
+        self.wait_for(secs, "every node to agree on the slots' owners", || {
+            let views: Vec<Vec<(String, BTreeSet<usize>)>> = self
+                .nodes
+                .iter()
+                .filter_map(|n| {
+                    let client =
+                        redis::Client::open(format!("redis://127.0.0.1:{}/", n.port)).ok()?;
+                    // A killed node is not asked.
+                    let mut c = client
+                        .get_connection_with_timeout(Duration::from_millis(500))
+                        .ok()?;
+                    let mut owners: Vec<(String, BTreeSet<usize>)> = cluster_nodes(&mut c)
+                        .into_iter()
+                        .filter(|l| l.has("master") && !l.slots.is_empty())
+                        .map(|l| (l.id, l.slots))
+                        .collect();
+                    owners.sort();
+                    Some(owners)
+                })
+                .collect();
+            views.windows(2).all(|pair| pair[0] == pair[1])
+        })
+    }
+
     /// (primary index, replica index) pairs, by the primaries' first slot.
     fn pairs(&self, via: usize) -> Vec<(usize, usize)> {
         let lines = cluster_nodes(&mut self.nodes[via].conn());
@@ -492,7 +521,9 @@ fn reshard(cl: &Cluster, via: usize, from: &str, to: &str, slots: usize) -> f64 
     let (ok, out) = redis_cli(&cl.nodes[via].dir, &args, 300);
     assert!(ok, "reshard failed:\n{out}");
     assert!(out.contains("Moving slot"), "{out}");
-    t.elapsed().as_secs_f64()
+    let secs = t.elapsed().as_secs_f64();
+    cl.wait_slots_agree(60);
+    secs
 }
 
 fn digests(con: &mut redis::Connection, keys: &[&str]) -> Vec<Reply> {
