@@ -284,6 +284,44 @@ fn line_blobs_empty_items_and_other_edges() {
 }
 
 #[test]
+fn a_blob_costs_its_answers_not_a_list_of_its_items() {
+    // 64 MiB of newlines: 64 Mi empty items. A list of them would take 16 bytes each, a GiB
+    // (which a server short of memory could not have: it aborted); they are read from the
+    // blob as the filter takes them, so the server's peak is the blob, the answers (a byte
+    // each) and the reply, a few times 64 MiB.
+    let s = Server::new();
+    let mut c = s.conn();
+    // Empty filters: every answer is 0, with no false positive to wait on.
+    assert_eq!(run(&mut c, &["BF.RESERVE", "k", "0.01", "1000"]), ok());
+    assert_eq!(run(&mut c, &["CF.RESERVE", "cf", "1000"]), ok());
+    let blob = vec![b'\n'; 64 << 20];
+    for command in ["BF.BULKEXISTS", "CF.BULKEXISTS"] {
+        let key: &[u8] = if command.starts_with("BF") {
+            b"k"
+        } else {
+            b"cf"
+        };
+        let reply = answers(run(&mut c, &[command.as_bytes(), key, &blob]));
+        assert_eq!(reply.len(), blob.len(), "{command}: an answer per item");
+        assert!(reply.iter().all(|&b| b == b'0'), "{command}");
+    }
+    // The process's peak resident memory, as the kernel counts it (the server's own peak is
+    // sampled between commands, and a list made and freed inside one never shows there).
+    let status = std::fs::read_to_string(format!("/proc/{}/status", s.pid)).unwrap();
+    let peak: u64 = status
+        .lines()
+        .find_map(|l| l.strip_prefix("VmHWM:"))
+        .and_then(|kb| kb.trim().trim_end_matches(" kB").parse::<u64>().ok())
+        .expect("VmHWM in kB")
+        * 1024;
+    assert!(
+        peak < 8 * blob.len() as u64,
+        "peak {peak} bytes for a blob of {}",
+        blob.len()
+    );
+}
+
+#[test]
 fn cuckoo_bulk_answers_equal_insert_and_mexists() {
     let s = Server::new();
     let mut c = s.conn();

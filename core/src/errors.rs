@@ -101,6 +101,10 @@ pub const WINDOW_FULL: &str = "ERR window filter is full: NONSCALING and more th
 /// A filter (or a link, or a window's extra array) whose bits the allocator refused
 /// (RedisBloom's text): the server goes on, and nothing changed.
 pub const OUT_OF_MEMORY: &str = "ERR Insufficient memory to create filter";
+/// A bulk command whose answers (a byte per item) the allocator refused, before anything
+/// changed.
+pub const BULK_OUT_OF_MEMORY: &str =
+    "ERR Insufficient memory for the answers to this blob (nothing was changed)";
 /// `NOREFRESH` where no window filter is created or added to.
 pub const NOREFRESH_WITHOUT_WINDOW: &str =
     "ERR NOREFRESH applies only to window filters: give SLIDING or WINDOW seconds with it";

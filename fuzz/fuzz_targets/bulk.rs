@@ -15,6 +15,9 @@ fuzz_target!(|data: &[u8]| {
     let framed = form & 1 == 1;
     match bulk::items(blob, framed) {
         Ok(items) => {
+            let count = items.len();
+            let items: Vec<&[u8]> = items.collect();
+            assert_eq!(items.len(), count, "the count given before the first item");
             check_round_trip(blob, framed, &items);
             check_added_items_are_found(&items);
         }

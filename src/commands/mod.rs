@@ -14,7 +14,7 @@ use std::io::Read;
 use crate::datatype::Stored;
 use crate::ffi::{Args, Ctx, Key, KeyContent, Word};
 use rsbloom_core::args::Refusal;
-use rsbloom_core::bulk::{self, BulkWords};
+use rsbloom_core::bulk::{self, BulkWords, Items};
 use rsbloom_core::errors;
 use rsbloom_core::scandump::Scan;
 
@@ -49,14 +49,16 @@ pub fn create<'k, T: Stored>(
     key.create(value)
 }
 
-/// The words and items of a bulk command (`<command> key [words…] blob`), or the reply sent
-/// when they are refused; `window` says whether `AT` and `NOREFRESH` are taken.
+/// The words and items of a bulk command (`<command> key [words…] blob`) and an empty buffer
+/// for its answers (a byte per item), or the reply sent when they are refused; `window` says
+/// whether `AT` and `NOREFRESH` are taken. The buffer is asked for here, before anything
+/// changes, and a refusal is an error reply: an abort on a large blob would take the server.
 pub fn bulk_items<'a>(
     ctx: &Ctx,
     a: &'a Args,
     command: &str,
     window: bool,
-) -> Option<(BulkWords, Vec<&'a [u8]>)> {
+) -> Option<(BulkWords, Items<'a>, Vec<u8>)> {
     let words = match bulk::words(&a.to_vec(), command, window) {
         Ok(words) => words,
         Err(refusal) => {
@@ -64,13 +66,19 @@ pub fn bulk_items<'a>(
             return None;
         }
     };
-    match bulk::items(a.get(a.len() - 1), words.framed) {
-        Ok(items) => Some((words, items)),
+    let items = match bulk::items(a.get(a.len() - 1), words.framed) {
+        Ok(items) => items,
         Err(e) => {
             ctx.reply_error(&e.reply());
-            None
+            return None;
         }
+    };
+    let mut answers = Vec::new();
+    if answers.try_reserve_exact(items.len()).is_err() {
+        ctx.reply_error(errors::BULK_OUT_OF_MEMORY);
+        return None;
     }
+    Some((words, items, answers))
 }
 
 /// The reply to a refused argument list.

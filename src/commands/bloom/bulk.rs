@@ -17,12 +17,12 @@ use crate::datatype::Stored;
 use crate::ffi::{Args, Ctx, Word};
 use crate::forget;
 use crate::stats::{self, Work};
-use rsbloom_core::bulk::{self, NO, REFUSED, YES};
+use rsbloom_core::bulk::{self, Items, NO, REFUSED, YES};
 use rsbloom_core::window::args::WindowWords;
 use rsbloom_core::{AddOutcome, Filter};
 
 pub fn bulkadd(ctx: &Ctx, a: &Args) {
-    let Some((words, items)) = bulk_items(ctx, a, "BF.BULKADD", true) else {
+    let Some((words, items, mut answers)) = bulk_items(ctx, a, "BF.BULKADD", true) else {
         return;
     };
     let mut key = ctx.open_key(a, 1, true);
@@ -40,22 +40,15 @@ pub fn bulkadd(ctx: &Ctx, a: &Args) {
     let before = filter.gauges();
     let clock_before = filter.time_clock();
     let now = write_time(ctx, words.at, clock_before);
-    let mut answers = Vec::with_capacity(items.len());
     let limit = config::max_filter_bytes();
-    filter.add_many(
-        items.iter().copied(),
-        now,
-        limit,
-        !words.norefresh,
-        |result| {
-            answers.push(match result {
-                Ok(AddOutcome::Added) => YES,
-                Ok(AddOutcome::Present) => NO,
-                Err(_) => REFUSED,
-            });
-            true
-        },
-    );
+    filter.add_many(items.clone(), now, limit, !words.norefresh, |result| {
+        answers.push(match result {
+            Ok(AddOutcome::Added) => YES,
+            Ok(AddOutcome::Present) => NO,
+            Err(_) => REFUSED,
+        });
+        true
+    });
     let added = answers.iter().filter(|&&b| b == YES).count() as u64;
     let refused = answers.iter().filter(|&&b| b == REFUSED).count() as u64;
     let work = Work {
@@ -68,7 +61,7 @@ pub fn bulkadd(ctx: &Ctx, a: &Args) {
     let clock = filter
         .time_clock()
         .filter(|&after| Some(after) != clock_before);
-    replicate_applied(ctx, a, &items, &answers, clock, words.norefresh);
+    replicate_applied(ctx, a, items, &answers, clock, words.norefresh);
     ctx.notify(c"bf.bulkadd", a, 1);
 }
 
@@ -78,7 +71,7 @@ pub fn bulkadd(ctx: &Ctx, a: &Args) {
 fn replicate_applied(
     ctx: &Ctx,
     a: &Args,
-    items: &[&[u8]],
+    items: Items,
     answers: &[u8],
     clock: Option<u64>,
     norefresh: bool,
@@ -102,21 +95,21 @@ fn replicate_applied(
 }
 
 pub fn bulkexists(ctx: &Ctx, a: &Args) {
-    let Some((_, items)) = bulk_items(ctx, a, "BF.BULKEXISTS", false) else {
+    let Some((_, items, mut answers)) = bulk_items(ctx, a, "BF.BULKEXISTS", false) else {
         return;
     };
     with_optional(ctx, a, |filter: Option<&mut Filter>| {
         stats::BLOOM.items_checked(items.len() as u64);
-        let mut answers = Vec::with_capacity(items.len());
+        let count = items.len();
         match filter {
             Some(filter) => {
                 let now = filter.time_clock().map_or(0, |_| ctx.now_ms());
                 forget::note_read(ctx, a, 1, filter, now);
-                filter.contains_many(items.iter().copied(), now, |present| {
+                filter.contains_many(items, now, |present| {
                     answers.push(if present { YES } else { NO })
                 });
             }
-            None => answers.resize(items.len(), NO),
+            None => answers.resize(count, NO),
         }
         ctx.reply_bulk(&answers);
     });

@@ -11,11 +11,11 @@ use crate::config;
 use crate::datatype::Stored;
 use crate::ffi::{Args, Ctx, Word};
 use crate::stats::{self, Work};
-use rsbloom_core::bulk::{self, NO, REFUSED, YES};
+use rsbloom_core::bulk::{self, Items, NO, REFUSED, YES};
 use rsbloom_core::Cuckoo;
 
 pub fn bulkadd(ctx: &Ctx, a: &Args) {
-    let Some((_, items)) = bulk_items(ctx, a, "CF.BULKADD", false) else {
+    let Some((_, items, mut answers)) = bulk_items(ctx, a, "CF.BULKADD", false) else {
         return;
     };
     let max_filters = config::cf_max_expansions();
@@ -26,8 +26,7 @@ pub fn bulkadd(ctx: &Ctx, a: &Args) {
     };
     let limit = config::max_filter_bytes();
     let before = cf.gauges();
-    let mut answers = Vec::with_capacity(items.len());
-    cf.for_each_ahead(items.iter().copied(), |cf, hash| {
+    cf.for_each_ahead(items.clone(), |cf, hash| {
         answers.push(match cf.insert(hash, max_filters, limit) {
             Ok(_) => YES,
             Err(_) => REFUSED,
@@ -41,12 +40,12 @@ pub fn bulkadd(ctx: &Ctx, a: &Args) {
     };
     stats::CUCKOO.value_changed(before, cf.gauges(), work);
     ctx.reply_bulk(&answers);
-    replicate_applied(ctx, a, &items, &answers);
+    replicate_applied(ctx, a, items, &answers);
     ctx.notify(c"cf.bulkadd", a, 1);
 }
 
 /// Replicates what a bulk insert applied (see the module's docs).
-fn replicate_applied(ctx: &Ctx, a: &Args, items: &[&[u8]], answers: &[u8]) {
+fn replicate_applied(ctx: &Ctx, a: &Args, items: Items, answers: &[u8]) {
     if !answers.contains(&REFUSED) {
         return ctx.replicate_verbatim();
     }
@@ -58,17 +57,17 @@ fn replicate_applied(ctx: &Ctx, a: &Args, items: &[&[u8]], answers: &[u8]) {
 }
 
 pub fn bulkexists(ctx: &Ctx, a: &Args) {
-    let Some((_, items)) = bulk_items(ctx, a, "CF.BULKEXISTS", false) else {
+    let Some((_, items, mut answers)) = bulk_items(ctx, a, "CF.BULKEXISTS", false) else {
         return;
     };
     with_optional(ctx, a, |cf: Option<&mut Cuckoo>| {
         stats::CUCKOO.items_checked(items.len() as u64);
-        let mut answers = Vec::with_capacity(items.len());
+        let count = items.len();
         match cf {
-            Some(cf) => cf.contains_many(items.iter().copied(), |present| {
+            Some(cf) => cf.contains_many(items, |present| {
                 answers.push(if present { YES } else { NO })
             }),
-            None => answers.resize(items.len(), NO),
+            None => answers.resize(count, NO),
         }
         ctx.reply_bulk(&answers);
     });
