@@ -72,15 +72,13 @@ pub fn items(blob: &[u8], framed: bool) -> Result<Items<'_>, BlobError> {
             left: count_frames(blob)?,
         });
     }
-    if blob.is_empty() {
-        return Ok(Items {
-            form: Form::Frames { blob, at: 0 },
-            left: 0,
-        });
-    }
     let body = blob.strip_suffix(b"\n").unwrap_or(blob);
     Ok(Items {
-        left: count_newlines(body) + 1,
+        // An empty blob has no items; any other, one more than the newlines its body holds.
+        left: match blob.is_empty() {
+            true => 0,
+            false => count_newlines(body) + 1,
+        },
         form: Form::Lines(Lines {
             body,
             start: 0,
@@ -175,12 +173,10 @@ impl<'a> Lines<'a> {
 
 /// The newlines in `body`.
 fn count_newlines(body: &[u8]) -> usize {
-    let chunks = body.chunks_exact(CHUNK);
-    let tail = newlines_at(chunks.remainder(), 0).count_ones() as usize;
-    chunks
-        .map(|chunk| newlines(chunk.try_into().expect("a whole chunk")).count_ones() as usize)
-        .sum::<usize>()
-        + tail
+    (0..body.len())
+        .step_by(CHUNK)
+        .map(|at| newlines_at(body, at).count_ones() as usize)
+        .sum()
 }
 
 /// The newlines of the 64 bytes of `body` from `at` (none past its end).
