@@ -11,11 +11,17 @@ fetch), 0 means "fetched recently: skip it", and meeting the URL again does not 
 fetch back. Here the window is short (default 2 seconds) and the crawler's frontier meets the
 same N URLs every eighth of a window (a "day" of a 7-day window, roughly), for three windows:
 
-1. the first round fetches every URL (but a rare false positive);
+1. the first round fetches every URL but a rare false positive;
 2. the next rounds, inside the window, fetch none (no false negative inside the window);
-3. each URL falls due again one window to one window plus the slack after its fetch, and is
-   fetched again then, once, however often it was met in between;
+3. each URL fetched falls due again one window to one window plus the slack after its fetch,
+   and is fetched again then, once, however often it was met in between;
 4. the same crawl on a refreshing window (without NOREFRESH) never fetches a URL again.
+
+A false positive is a 0 for a URL never fetched. It comes from the other URLs in the window, so
+it recurs while the same URLs are in the window: here, where the same URLs come round in the
+same order, a URL held back at its first sight was held back in every later round too (about
+one run in seven of 500 URLs at 0.001 has one). The figures of points 2 and 3 are over the URLs
+fetched in the first round.
 
 In production: BF.RESERVE crawler:fetched 0.001 50000000 WINDOW 604800 NOREFRESH (7 days),
 then the same BF.MADD calls; BF.INFO crawler:fetched WINDOW shows the window, its slack and
@@ -72,8 +78,9 @@ def main():
     urls = [f"https://example.com/site{i % 97}/page/{i}" for i in range(n)]
     rounds = 3 * 8 + 1
     fetches = crawl(r, KEY, urls, window, rounds)
-    gaps = [b - a for times in fetches.values() for a, b in zip(times, times[1:])]
-    counts = [len(times) for times in fetches.values()]
+    fetched_first = {url: t for url, t in fetches.items() if t and t[0] < window / 8}
+    gaps = [b - a for times in fetched_first.values() for a, b in zip(times, times[1:])]
+    counts = [len(times) for times in fetched_first.values()]
     kept = crawl(r, refreshing, urls, window, rounds)
 
     print(f"window_seconds: {window}")
@@ -81,7 +88,8 @@ def main():
     print(f"adds: {info['Adds']}")
     print(f"urls: {n}")
     print(f"rounds: {rounds}")
-    print(f"first_round_fetched: {sum(1 for t in fetches.values() if t and t[0] < window / 8)}")
+    print(f"first_round_fetched: {len(fetched_first)}")
+    print(f"never_fetched: {sum(1 for t in fetches.values() if not t)}")
     print(f"fetches_min: {min(counts)}")
     print(f"fetches_max: {max(counts)}")
     print(f"refetch_gap_min: {min(gaps):.3f}")

@@ -57,10 +57,14 @@ def test_crawler_refetch(rsbloom_server):
     out, f = _run(rsbloom_server, "crawler_refetch.py", 2, 500)
     n, window, slack = int(f["urls"]), 2, float(f["slack_seconds"])
     assert n == 500 and f["adds"] == "norefresh"
-    # The first round fetches every URL (error rate 0.001: at most a rare false positive).
-    assert int(f["first_round_fetched"]) >= n - 3
-    # Three windows of rounds an eighth of a window apart: each URL fetched again once per
-    # window and slack, never twice inside a window (no false negative, no refresh).
+    # The first round fetches every URL but a rare false positive (error rate 0.001: 0.15 of
+    # a URL per run, 7 in 40 runs; 6 or more is a rate 30 times that, 1e-7 of the runs). Such
+    # a URL is held back in the later rounds too (the same URLs come round in the same order),
+    # so the counts below leave it out: a CI run failed when they counted it.
+    assert int(f["first_round_fetched"]) >= n - 5
+    # Three windows of rounds an eighth of a window apart: each URL fetched in the first round
+    # is fetched again once per window and slack, never twice inside a window (no false
+    # negative, no refresh).
     assert 2 <= int(f["fetches_min"]) and int(f["fetches_max"]) <= 3
     # Due again a window to a window plus the slack after the fetch, seen at the next round
     # (an eighth of a window later); the margin is for a busy machine's late rounds.
