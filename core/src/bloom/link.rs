@@ -1,7 +1,5 @@
 //! One link of a chain: a fixed-size Bloom filter with its own capacity and error rate.
 
-use bitvec::prelude::{BitBox, Lsb0};
-
 use crate::defrag::Defrag;
 use crate::memory::{self, OutOfMemory};
 
@@ -115,15 +113,14 @@ pub struct Link {
     pub hashes: u32,
     /// Items added to this link (adds that set at least one new bit).
     pub items: u64,
-    bits: BitBox<u64, Lsb0>,
+    /// The bits, 64 to a word: bit `x` is bit `x % 64` of word `x / 64`.
+    bits: Box<[u64]>,
 }
 
 impl Link {
     /// Moves its bits' block where the server's defrag allocator says.
     pub(crate) fn defrag(&mut self, d: &mut Defrag) {
-        let mut words = std::mem::take(&mut self.bits).into_boxed_slice();
-        d.slice(&mut words);
-        self.bits = BitBox::from_boxed_slice(words);
+        d.slice(&mut self.bits);
     }
 
     /// A zeroed link of the given geometry, or the error when the allocator refuses its bits.
@@ -141,13 +138,13 @@ impl Link {
             error,
             hashes: geometry.hashes,
             items: 0,
-            bits: BitBox::from_boxed_slice(words),
+            bits: words,
         })
     }
 
     /// Number of bits.
     pub fn bit_count(&self) -> u64 {
-        self.bits.len() as u64
+        self.bits.len() as u64 * 64
     }
 
     /// Bytes of bit storage.
@@ -181,7 +178,7 @@ impl Link {
     /// [`Link::insert`] finds them in cache.
     #[inline]
     pub fn prefetch(&self, hash: &ItemHash) {
-        let words = self.bits.as_raw_slice();
+        let words = &self.bits;
         if self.layout == Layout::NativeBlocked {
             return hints::prefetch(&words[self.block_of(hash)]);
         }
@@ -193,7 +190,7 @@ impl Link {
     /// Whether every probe of `hash` is set.
     #[inline]
     pub fn contains(&self, hash: &ItemHash) -> bool {
-        let words = self.bits.as_raw_slice();
+        let words = &self.bits;
         if self.layout == Layout::NativeBlocked {
             let at = self.block_of(hash);
             let block = words[at..at + BLOCK_WORDS]
@@ -213,7 +210,7 @@ impl Link {
         if self.layout == Layout::NativeBlocked {
             let at = self.block_of(hash);
             let mask = pattern(hash.h2, self.hashes);
-            let block = &mut self.bits.as_raw_mut_slice()[at..at + BLOCK_WORDS];
+            let block = &mut self.bits[at..at + BLOCK_WORDS];
             let mut changed = 0;
             for (word, bits) in block.iter_mut().zip(&mask) {
                 changed |= bits & !*word;
@@ -224,7 +221,7 @@ impl Link {
         let mut changed = 0u64;
         for i in 0..self.hashes {
             let p = self.position(hash, i);
-            let words = self.bits.as_raw_mut_slice();
+            let words = &mut self.bits;
             let word = &mut words[(p >> 6) as usize];
             let mask = 1u64 << (p & 63);
             changed |= !*word & mask;
@@ -236,12 +233,12 @@ impl Link {
     /// The bit array as 64-bit words; bit `x` is bit `x % 64` of word `x / 64`, which on disk
     /// (little-endian words) is RedisBloom's "lowest bit of each byte first".
     pub fn words(&self) -> &[u64] {
-        self.bits.as_raw_slice()
+        &self.bits
     }
 
     /// Mutable access to the words, for loading.
     pub fn words_mut(&mut self) -> &mut [u64] {
-        self.bits.as_raw_mut_slice()
+        &mut self.bits
     }
 
     /// The bit array as bytes, as every serialised form stores it: little-endian words.
