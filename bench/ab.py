@@ -174,6 +174,7 @@ def main():
             servers.append(server)
             server.start()
             log(f"{name}: redis-server pid {server.proc.pid} on 127.0.0.1:{server.port}, {so}")
+        bench.own_core(servers)
         fill = bench.numbered_items(bench.PRESENT_PREFIX, FILL)
         comparison = Comparison(servers)
         query = ["BF.MEXISTS", "small"] + [bench.QUERY_TEMPLATE] * BATCH

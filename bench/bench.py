@@ -643,6 +643,21 @@ def chart(bench):
 # ---------------------------------------------------------------------------------------------
 
 
+def own_core(servers):
+    """Gives the servers a core of their own: the servers run on the first core, this process
+    and every client it starts (threads, redis-benchmark) on the others. Unpinned on two cores,
+    the scheduler put clients beside the server in some rounds and not others: rsbloom's bulk
+    lookups ran at 14-29 M items/s round to round, the server idle up to 40% of the time;
+    pinned, 28.4-29.6 M (6 rounds), RedisBloom's BF.MEXISTS unchanged (6.0-6.7 M). Nothing is
+    pinned on a single core."""
+    cores = sorted(os.sched_getaffinity(0))
+    if len(cores) < 2:
+        return
+    for server in servers:
+        os.sched_setaffinity(server.proc.pid, cores[:1])
+    os.sched_setaffinity(0, cores[1:])
+
+
 @contextlib.contextmanager
 def side_by_side():
     """rsbloom's and RedisBloom's servers, started, as the other benches' pair; stopped (by
