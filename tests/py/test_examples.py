@@ -58,7 +58,7 @@ def test_crawler_refetch(rsbloom_server):
     n, window, slack = int(f["urls"]), 2, float(f["slack_seconds"])
     assert n == 500 and f["adds"] == "norefresh"
     # The first round fetches every URL but a rare false positive (error rate 0.001: 0.15 of
-    # a URL per run, 7 in 40 runs; 6 or more is a rate 30 times that, 1e-7 of the runs). Such
+    # a URL per run, 7 in 40 runs; 6 or more in one run, by Poisson, once in 10^7 runs). Such
     # a URL is held back in the later rounds too (the same URLs come round in the same order),
     # so the counts below leave it out: a CI run failed when they counted it.
     assert int(f["first_round_fetched"]) >= n - 5
