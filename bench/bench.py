@@ -648,8 +648,8 @@ def own_core(servers):
     and every client it starts (threads, redis-benchmark) on the others. Unpinned on two cores,
     the scheduler put clients beside the server in some rounds and not others: rsbloom's bulk
     lookups ran at 14-29 M items/s round to round, the server idle up to 40% of the time;
-    pinned, 28.4-29.6 M (6 rounds), RedisBloom's BF.MEXISTS unchanged (6.0-6.7 M). Nothing is
-    pinned on a single core."""
+    pinned, 28.4-29.6 M (6 rounds), RedisBloom's BF.MEXISTS 6.0-6.4 M (6.0-6.7 unpinned).
+    Nothing is pinned on a single core."""
     cores = sorted(os.sched_getaffinity(0))
     if len(cores) < 2:
         return

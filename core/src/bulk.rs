@@ -205,6 +205,7 @@ fn count_newlines(body: &[u8]) -> usize {
             }
         }
     }
+    // The bytes past the last whole part (and, where the lanes are not compiled, every part).
     let rest = parts.remainder().iter().chain(parts.flatten());
     count + rest.filter(|&&b| b == b'\n').count()
 }
