@@ -52,14 +52,26 @@ impl Shape {
         u32::from(self.slot_bits) - 1
     }
 
+    /// `log2` of the cells per group: shifts, not divisions, on a lookup's path.
+    #[inline(always)]
+    fn group_bits(self) -> u32 {
+        u32::from(self.cell_bits).min(GROUP_CELLS.trailing_zeros())
+    }
+
     #[inline(always)]
     fn group_cells(self) -> usize {
-        self.cells().min(GROUP_CELLS)
+        1 << self.group_bits()
     }
 
     #[inline(always)]
     fn groups(self) -> usize {
-        self.cells() / self.group_cells()
+        1 << (u32::from(self.cell_bits) - self.group_bits())
+    }
+
+    /// The group of `cell` and its place in the group.
+    #[inline(always)]
+    fn group_of(self, cell: usize) -> (usize, usize) {
+        (cell >> self.group_bits(), cell & (self.group_cells() - 1))
     }
 
     /// Bits a chunk of `entries` entries uses.
@@ -85,7 +97,7 @@ impl Shape {
 /// Whether `slot` (a marker and its remainder) matches an item whose remainder bits are `rest`.
 #[inline(always)]
 pub(crate) fn slot_matches(slot: u64, rest: u64) -> bool {
-    let len = 63 - slot.leading_zeros();
+    let len = 63 - (slot | 1).leading_zeros();
     let mask = (1u64 << len) - 1;
     (slot ^ rest) & mask == 0
 }
@@ -106,14 +118,46 @@ fn zeroed_block(words: usize) -> Result<Box<[u64]>, OutOfMemory> {
     Ok(v.into_boxed_slice())
 }
 
-/// The 64 bits from bit `at` (zeros past the end).
+/// Word `i`, or zero past the end.
+#[inline(always)]
+fn word_at(words: &[u64], i: usize) -> u128 {
+    words.get(i).map_or(0, |&w| u128::from(w))
+}
+
+/// The 64 bits from bit `at` (zeros past the end): two words shifted as one, no branch on
+/// the bit's place in its word.
 #[inline(always)]
 fn bits_at(words: &[u64], at: usize) -> u64 {
-    let (word, bit) = (at / 64, (at % 64) as u32);
-    let low = words.get(word).map_or(0, |w| w >> bit);
-    match bit {
-        0 => low,
-        _ => low | words.get(word + 1).map_or(0, |w| w << (64 - bit)),
+    let word = at / 64;
+    let pair = word_at(words, word + 1) << 64 | word_at(words, word);
+    (pair >> (at % 64)) as u64
+}
+
+/// The 128 bits from bit `at` (zeros past the end).
+#[inline(always)]
+fn bits128_at(words: &[u64], at: usize) -> u128 {
+    let (word, bit) = (at / 64, at % 64);
+    let (w0, w1, w2) = (
+        word_at(words, word),
+        word_at(words, word + 1),
+        word_at(words, word + 2),
+    );
+    let low = ((w1 << 64 | w0) >> bit) as u64;
+    let high = ((w2 << 64 | w1) >> bit) as u64;
+    u128::from(low) | u128::from(high) << 64
+}
+
+/// Position of the `k`-th zero bit (from 0) of `x`; None when it has no more than `k`.
+#[inline(always)]
+fn select_zero_128<S: Select>(x: u128, k: u32) -> Option<u32> {
+    let (low, high) = (!(x as u64), !((x >> 64) as u64));
+    let in_low = low.count_ones();
+    if k < in_low {
+        Some(S::in_word(low, k))
+    } else if k - in_low < high.count_ones() {
+        Some(64 + S::in_word(high, k - in_low))
+    } else {
+        None
     }
 }
 
@@ -368,23 +412,72 @@ impl Chunk {
 
     /// The group of `cell`, the cell's first entry's index in the group and its entry count;
     /// within the group's entries even for a header that lies, so no lookup reads past them.
+    /// The cell ends at its group's `local`-th header zero: found in the header's first 128
+    /// bits (a group holds about 24 entries, 48 before its chunk splits: 56-80 header bits),
+    /// its run of ones is the ones just below it. Past those bits (a crowded group), zero by
+    /// zero.
     #[inline(always)]
     fn cell_entries<S: Select>(&self, shape: Shape, cell: usize) -> (Group, usize, usize) {
         let group_cells = shape.group_cells();
-        let group = self.group(shape, cell / group_cells);
-        let local = cell % group_cells;
-        let span = group_cells + group.entries;
-        // The cell's ones follow the previous cell's terminating zero.
-        let first_bit = match local {
-            0 => group.start,
-            _ => match select_zero::<S>(&self.words, group.start, span, local - 1) {
-                Some(zero) => zero + 1,
-                None => return (group, group.entries, 0),
-            },
+        let (g, local) = shape.group_of(cell);
+        let group = self.group(shape, g);
+        let window = bits128_at(&self.words, group.start);
+        let (start, count) = match select_zero_128::<S>(window, local as u32) {
+            Some(0) => (0, 0),
+            Some(end) => {
+                let count = (window << (128 - end)).leading_ones() as usize;
+                (end as usize - count - local, count)
+            }
+            None => {
+                let span = group_cells + group.entries;
+                // The cell's ones follow the previous cell's terminating zero.
+                let first_bit = match local {
+                    0 => group.start,
+                    _ => match select_zero::<S>(&self.words, group.start, span, local - 1) {
+                        Some(zero) => zero + 1,
+                        None => return (group, group.entries, 0),
+                    },
+                };
+                let start = first_bit - group.start - local;
+                (start, ones_from(&self.words, first_bit, span))
+            }
         };
-        let start = (first_bit - group.start - local).min(group.entries);
-        let count = ones_from(&self.words, first_bit, group.entries - start);
-        (group, start, count)
+        let start = start.min(group.entries);
+        (group, start, count.min(group.entries - start))
+    }
+
+    /// Whether one of the group's `count` slots from index `start` matches `rest`. A cell holds
+    /// none, one or two entries, by chance: a branch on the count mispredicts about every
+    /// other lookup, so the slots of one 64-bit read (four of up to 16 bits, else two) are
+    /// all compared, those past the count masked off; a crowded cell reads on.
+    #[inline(always)]
+    fn slots_match(
+        &self,
+        shape: Shape,
+        group: &Group,
+        start: usize,
+        count: usize,
+        rest: u64,
+    ) -> bool {
+        let width = u32::from(shape.slot_bits);
+        // Not 64 / width: a division per lookup was a twentieth of its time.
+        let per_read = if width <= 16 { 4 } else { 2 };
+        let mask = (1u64 << width) - 1;
+        let mut at = Self::slot_bit(shape, group, start);
+        let mut left = count;
+        loop {
+            let bits = bits_at(&self.words, at);
+            let mut found = false;
+            for i in 0..per_read {
+                let slot = bits >> (i * width) & mask;
+                found |= ((i as usize) < left) & slot_matches(slot, rest);
+            }
+            if found || left <= per_read as usize {
+                return found;
+            }
+            at += (per_read * width) as usize;
+            left -= per_read as usize;
+        }
     }
 
     #[inline(always)]
@@ -392,38 +485,14 @@ impl Chunk {
         group.start + shape.group_cells() + group.entries + index * shape.slot_bits as usize
     }
 
-    /// The slots of `cell`.
-    #[inline(always)]
-    pub(crate) fn cell_slots<S: Select>(
-        &self,
-        shape: Shape,
-        cell: usize,
-    ) -> impl Iterator<Item = u64> + '_ {
-        let (group, start, count) = match self.entries {
-            0 => (
-                Group {
-                    start: 0,
-                    entries: 0,
-                },
-                0,
-                0,
-            ),
-            _ => self.cell_entries::<S>(shape, cell),
-        };
-        (start..start + count).map(move |i| {
-            get_bits(
-                &self.words,
-                Self::slot_bit(shape, &group, i),
-                shape.slot_bits.into(),
-            )
-        })
-    }
-
     /// Whether an entry of `cell` matches remainder bits `rest`.
     #[inline(always)]
     pub(crate) fn contains<S: Select>(&self, shape: Shape, cell: usize, rest: u64) -> bool {
-        self.cell_slots::<S>(shape, cell)
-            .any(|s| slot_matches(s, rest))
+        if self.entries == 0 {
+            return false;
+        }
+        let (group, start, count) = self.cell_entries::<S>(shape, cell);
+        self.slots_match(shape, &group, start, count, rest)
     }
 
     /// Whether an entry of `cell` matches `rest`, else where a new entry of the cell goes (for
@@ -439,24 +508,20 @@ impl Chunk {
             return Err(self.place::<S>(shape, cell));
         }
         let (group, start, count) = self.cell_entries::<S>(shape, cell);
-        let bit = |i| Self::slot_bit(shape, &group, i);
-        if (start..start + count)
-            .any(|i| slot_matches(get_bits(&self.words, bit(i), shape.slot_bits.into()), rest))
-        {
+        if self.slots_match(shape, &group, start, count, rest) {
             return Ok(());
         }
-        let local = cell % shape.group_cells();
+        let (g, local) = shape.group_of(cell);
         Err(Place {
-            group: cell / shape.group_cells(),
+            group: g,
             header_bit: group.start + start + count + local,
-            slot_bit: bit(start + count),
+            slot_bit: Self::slot_bit(shape, &group, start + count),
         })
     }
 
     /// Where a new entry of `cell` goes.
     pub(crate) fn place<S: Select>(&self, shape: Shape, cell: usize) -> Place {
-        let g = cell / shape.group_cells();
-        let local = cell % shape.group_cells();
+        let (g, local) = shape.group_of(cell);
         if self.entries == 0 {
             let start = g * shape.group_cells();
             return Place {
@@ -484,15 +549,18 @@ impl Chunk {
         if self.entries == 0 {
             return;
         }
-        let group = self.group(shape, cell / shape.group_cells());
+        let group = self.group(shape, shape.group_of(cell).0);
         let end =
             group.start + shape.group_cells() + group.entries * (shape.slot_bits as usize + 1);
-        let address = |bit: usize| self.words.get(bit / 64).map(|w| w as *const u64 as usize);
-        if let (Some(first), Some(last)) = (address(group.start), address(end - 1)) {
-            crate::hints::prefetch_any(&self.words[group.start / 64]);
-            if first / 64 != last / 64 {
-                crate::hints::prefetch_any(&self.words[(end - 1) / 64]);
-            }
+        // Both ends, always: a group crosses a line about every other lookup, and a branch on
+        // it mispredicts as often; a second prefetch of the same line costs nearly nothing.
+        let last_word = self.words.len().saturating_sub(1);
+        if let (Some(first), Some(last)) = (
+            self.words.get((group.start / 64).min(last_word)),
+            self.words.get(((end - 1) / 64).min(last_word)),
+        ) {
+            crate::hints::prefetch(first);
+            crate::hints::prefetch(last);
         }
     }
 
@@ -758,6 +826,71 @@ mod tests {
             assert!(chunk.contains::<Broadword>(SHAPE, cell as usize, slot));
         }
         assert_eq!(chunk.block().len(), block_words(SHAPE.words(300)));
+    }
+
+    /// Lookups against the entries themselves, in chunks from sparse (every header in its
+    /// first 128 bits) to crowded (cells of more slots than one read holds, headers past 128
+    /// bits): a slot past the cell's count, or a header's zero past the window, would show.
+    #[test]
+    fn lookups_agree_with_the_entries_at_every_density() {
+        let wide = Shape {
+            cell_bits: 8,
+            slot_bits: 12,
+        };
+        let mut x = 0x5851_f42d_4c95_7f2du64;
+        let mut next = || {
+            x = x
+                .wrapping_mul(6364136223846793005)
+                .wrapping_add(1442695040888963407);
+            x >> 11
+        };
+        for (shape, count) in [(wide, 60), (wide, 400), (wide, 3000), (SHAPE, 200)] {
+            // Few remainder bits, so that strangers match some entries.
+            let mut entries: Vec<(u32, u64)> = (0..count)
+                .map(|_| {
+                    let cell = (next() % shape.cells() as u64) as u32;
+                    let len = 1 + next() % 4;
+                    (cell, 1 << len | next() & ((1 << len) - 1))
+                })
+                .collect();
+            entries.sort_unstable();
+            let chunk = Chunk::from_entries(shape, &entries).unwrap();
+            let (mut hits, mut misses) = (0, 0);
+            for cell in 0..shape.cells() {
+                for rest in 0..40u64 {
+                    let expected = entries
+                        .iter()
+                        .any(|&(c, slot)| c as usize == cell && slot_matches(slot, rest));
+                    assert_eq!(
+                        chunk.contains::<Broadword>(shape, cell, rest),
+                        expected,
+                        "{count} entries, cell {cell}, rest {rest}"
+                    );
+                    assert_eq!(run_batch(Contains(&chunk, shape, cell, rest)), expected);
+                    assert_eq!(chunk.find::<Broadword>(shape, cell, rest).is_ok(), expected);
+                    if expected {
+                        hits += 1
+                    } else {
+                        misses += 1
+                    }
+                }
+            }
+            assert!(
+                hits > 0 && misses > 0,
+                "{count}: {hits} hits, {misses} misses"
+            );
+        }
+    }
+
+    /// [`Chunk::contains`] with the select [`run_batch`] picks.
+    struct Contains<'c>(&'c Chunk, Shape, usize, u64);
+
+    impl Batch for Contains<'_> {
+        type Output = bool;
+
+        fn run<S: Select>(self) -> bool {
+            self.0.contains::<S>(self.1, self.2, self.3)
+        }
     }
 
     #[test]

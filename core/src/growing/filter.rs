@@ -154,12 +154,10 @@ impl Growing {
     /// The chunk, cell and remainder bits of a hash.
     #[inline(always)]
     fn locate(&self, hash: u128) -> (u64, usize, u64) {
+        // Without a branch: whether the chunk is split yet is a coin toss per item.
         let low = hash as u64 & ((1u64 << self.level) - 1);
-        let (chunk, depth) = if low < self.split {
-            (hash as u64 & ((2u64 << self.level) - 1), self.level + 1)
-        } else {
-            (low, self.level)
-        };
+        let depth = self.level + u16::from(low < self.split);
+        let chunk = hash as u64 & ((1u64 << depth) - 1);
         let cell = (hash >> depth) as usize & (self.shape.cells() - 1);
         let rest = (hash >> (depth + self.shape.cell_bits)) as u64;
         (chunk, cell, rest)
