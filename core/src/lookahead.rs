@@ -3,13 +3,55 @@
 //! misses of a batch overlap instead of queueing one after another. Every filter kind's batches
 //! go through this one ring, each with its own depth.
 
+/// A queue of up to `N` values, oldest first, in a fixed array: the look-ahead's window.
+pub(crate) struct Ring<T, const N: usize> {
+    slots: [T; N],
+    head: usize,
+    len: usize,
+}
+
+impl<T: Copy + Default, const N: usize> Ring<T, N> {
+    /// An empty ring.
+    pub(crate) fn new() -> Self {
+        Ring {
+            slots: [T::default(); N],
+            head: 0,
+            len: 0,
+        }
+    }
+
+    /// Whether it holds `N` values.
+    #[inline(always)]
+    pub(crate) fn is_full(&self) -> bool {
+        self.len == N
+    }
+
+    /// Appends `value`; the ring is not full.
+    #[inline(always)]
+    pub(crate) fn push(&mut self, value: T) {
+        debug_assert!(self.len < N);
+        self.slots[(self.head + self.len) % N] = value;
+        self.len += 1;
+    }
+
+    /// Takes the oldest value.
+    #[inline(always)]
+    pub(crate) fn pop(&mut self) -> Option<T> {
+        if self.len == 0 {
+            return None;
+        }
+        let value = self.slots[self.head];
+        self.head = (self.head + 1) % N;
+        self.len -= 1;
+        Some(value)
+    }
+}
+
 /// A window over a batch of items: prepares (hashes and prefetches) up to `DEPTH` items
 /// before handing out the oldest one's hash.
 pub(crate) struct Lookahead<I, H, const DEPTH: usize> {
     items: I,
-    ring: [H; DEPTH],
-    head: usize,
-    len: usize,
+    ring: Ring<H, DEPTH>,
 }
 
 impl<'a, I: Iterator<Item = &'a [u8]>, H: Copy + Default, const DEPTH: usize>
@@ -19,9 +61,7 @@ impl<'a, I: Iterator<Item = &'a [u8]>, H: Copy + Default, const DEPTH: usize>
     pub(crate) fn new(items: I) -> Self {
         Lookahead {
             items,
-            ring: [H::default(); DEPTH],
-            head: 0,
-            len: 0,
+            ring: Ring::new(),
         }
     }
 
@@ -29,18 +69,11 @@ impl<'a, I: Iterator<Item = &'a [u8]>, H: Copy + Default, const DEPTH: usize>
     /// afresh each time because the caller may change the filter between items.
     #[inline]
     pub(crate) fn next(&mut self, mut prepare: impl FnMut(&'a [u8]) -> H) -> Option<H> {
-        while self.len < DEPTH {
+        while !self.ring.is_full() {
             let Some(item) = self.items.next() else { break };
-            self.ring[(self.head + self.len) % DEPTH] = prepare(item);
-            self.len += 1;
+            self.ring.push(prepare(item));
         }
-        if self.len == 0 {
-            return None;
-        }
-        let h = self.ring[self.head];
-        self.head = (self.head + 1) % DEPTH;
-        self.len -= 1;
-        Some(h)
+        self.ring.pop()
     }
 }
 

@@ -344,10 +344,18 @@ pub(crate) struct Place {
 }
 
 /// One group's bounds: where it starts and its entries.
-#[derive(Debug, Clone, Copy)]
+#[derive(Debug, Clone, Copy, Default)]
 struct Group {
     start: usize,
     entries: usize,
+}
+
+impl Group {
+    /// The first bit of the group's slot `index`.
+    #[inline(always)]
+    fn slot_bit(&self, shape: Shape, index: usize) -> usize {
+        self.start + shape.group_cells() + self.entries + index * shape.slot_bits as usize
+    }
 }
 
 /// One chunk: its block, its entry count and the entries before each group but the first
@@ -410,89 +418,21 @@ impl Chunk {
         }
     }
 
-    /// The group of `cell`, the cell's first entry's index in the group and its entry count;
-    /// within the group's entries even for a header that lies, so no lookup reads past them.
-    /// The cell ends at its group's `local`-th header zero: found in the header's first 128
-    /// bits (a group holds about 24 entries, 48 before its chunk splits: 56-80 header bits),
-    /// its run of ones is the ones just below it. Past those bits (a crowded group), zero by
-    /// zero.
+    /// Where a lookup of `cell` reads (its group's bounds come from the table entry alone).
     #[inline(always)]
-    fn cell_entries<S: Select>(&self, shape: Shape, cell: usize) -> (Group, usize, usize) {
-        let group_cells = shape.group_cells();
+    pub(crate) fn probe(&self, shape: Shape, cell: usize) -> CellProbe<'_> {
         let (g, local) = shape.group_of(cell);
-        let group = self.group(shape, g);
-        let window = bits128_at(&self.words, group.start);
-        let (start, count) = match select_zero_128::<S>(window, local as u32) {
-            Some(0) => (0, 0),
-            Some(end) => {
-                let count = (window << (128 - end)).leading_ones() as usize;
-                (end as usize - count - local, count)
-            }
-            None => {
-                let span = group_cells + group.entries;
-                // The cell's ones follow the previous cell's terminating zero.
-                let first_bit = match local {
-                    0 => group.start,
-                    _ => match select_zero::<S>(&self.words, group.start, span, local - 1) {
-                        Some(zero) => zero + 1,
-                        None => return (group, group.entries, 0),
-                    },
-                };
-                let start = first_bit - group.start - local;
-                (start, ones_from(&self.words, first_bit, span))
-            }
-        };
-        let start = start.min(group.entries);
-        (group, start, count.min(group.entries - start))
-    }
-
-    /// Whether one of the group's `count` slots from index `start` matches `rest`. A cell holds
-    /// none, one or two entries, by chance: a branch on the count mispredicts about every
-    /// other lookup, so the slots of one 64-bit read (four of up to 16 bits, else two) are
-    /// all compared, those past the count masked off; a crowded cell reads on.
-    #[inline(always)]
-    fn slots_match(
-        &self,
-        shape: Shape,
-        group: &Group,
-        start: usize,
-        count: usize,
-        rest: u64,
-    ) -> bool {
-        let width = u32::from(shape.slot_bits);
-        // Not 64 / width: a division per lookup was a twentieth of its time.
-        let per_read = if width <= 16 { 4 } else { 2 };
-        let mask = (1u64 << width) - 1;
-        let mut at = Self::slot_bit(shape, group, start);
-        let mut left = count;
-        loop {
-            let bits = bits_at(&self.words, at);
-            let mut found = false;
-            for i in 0..per_read {
-                let slot = bits >> (i * width) & mask;
-                found |= ((i as usize) < left) & slot_matches(slot, rest);
-            }
-            if found || left <= per_read as usize {
-                return found;
-            }
-            at += (per_read * width) as usize;
-            left -= per_read as usize;
+        CellProbe {
+            words: &self.words,
+            group: self.group(shape, g),
+            local,
         }
-    }
-
-    #[inline(always)]
-    fn slot_bit(shape: Shape, group: &Group, index: usize) -> usize {
-        group.start + shape.group_cells() + group.entries + index * shape.slot_bits as usize
     }
 
     /// Whether an entry of `cell` matches remainder bits `rest`.
-    #[inline(always)]
-    pub(crate) fn contains<S: Select>(&self, shape: Shape, cell: usize, rest: u64) -> bool {
-        if self.entries == 0 {
-            return false;
-        }
-        let (group, start, count) = self.cell_entries::<S>(shape, cell);
-        self.slots_match(shape, &group, start, count, rest)
+    #[cfg(test)]
+    fn contains<S: Select>(&self, shape: Shape, cell: usize, rest: u64) -> bool {
+        self.probe(shape, cell).matches::<S>(shape, rest)
     }
 
     /// Whether an entry of `cell` matches `rest`, else where a new entry of the cell goes (for
@@ -504,64 +444,19 @@ impl Chunk {
         cell: usize,
         rest: u64,
     ) -> Result<(), Place> {
-        if self.entries == 0 {
-            return Err(self.place::<S>(shape, cell));
+        let probe = self.probe(shape, cell);
+        let (start, count) = probe.entries::<S>(shape);
+        match probe.slots_match(shape, start, count, rest) {
+            true => Ok(()),
+            false => Err(probe.place_after(shape, shape.group_of(cell).0, start + count)),
         }
-        let (group, start, count) = self.cell_entries::<S>(shape, cell);
-        if self.slots_match(shape, &group, start, count, rest) {
-            return Ok(());
-        }
-        let (g, local) = shape.group_of(cell);
-        Err(Place {
-            group: g,
-            header_bit: group.start + start + count + local,
-            slot_bit: Self::slot_bit(shape, &group, start + count),
-        })
     }
 
     /// Where a new entry of `cell` goes.
     pub(crate) fn place<S: Select>(&self, shape: Shape, cell: usize) -> Place {
-        let (g, local) = shape.group_of(cell);
-        if self.entries == 0 {
-            let start = g * shape.group_cells();
-            return Place {
-                group: g,
-                header_bit: start + local,
-                slot_bit: start + shape.group_cells(),
-            };
-        }
-        let (group, start, count) = self.cell_entries::<S>(shape, cell);
-        Place {
-            group: g,
-            header_bit: group.start + start + count + local,
-            slot_bit: Self::slot_bit(shape, &group, start + count),
-        }
-    }
-
-    /// Starts loading the lines a lookup of `cell` reads: its group's first and, when the
-    /// group crosses into the next, that one too. No more: the look-ahead's prefetches fill
-    /// the core's miss buffers (a prefetch of the block's first line as well stalled on them).
-    /// (The next line only when the cell's slots are likely past the first, by the group's
-    /// mean, was slower: 0.70-0.73 of a reserved filter's server time per BF.MEXISTS at 2M
-    /// items against 0.77-0.78.)
-    #[inline(always)]
-    pub(crate) fn prefetch(&self, shape: Shape, cell: usize) {
-        if self.entries == 0 {
-            return;
-        }
-        let group = self.group(shape, shape.group_of(cell).0);
-        let end =
-            group.start + shape.group_cells() + group.entries * (shape.slot_bits as usize + 1);
-        // Both ends, always: a group crosses a line about every other lookup, and a branch on
-        // it mispredicts as often; a second prefetch of the same line costs nearly nothing.
-        let last_word = self.words.len().saturating_sub(1);
-        if let (Some(first), Some(last)) = (
-            self.words.get((group.start / 64).min(last_word)),
-            self.words.get(((end - 1) / 64).min(last_word)),
-        ) {
-            crate::hints::prefetch(first);
-            crate::hints::prefetch(last);
-        }
+        let probe = self.probe(shape, cell);
+        let (start, count) = probe.entries::<S>(shape);
+        probe.place_after(shape, shape.group_of(cell).0, start + count)
     }
 
     /// Adds `slot` at `place` (from [`Chunk::find`] or [`Chunk::place`] on the chunk as it
@@ -680,7 +575,7 @@ impl Chunk {
                     .min(end - bit)
                     .min(group.entries - index);
                 for _ in 0..ones {
-                    let at = Self::slot_bit(shape, &group, index);
+                    let at = group.slot_bit(shape, index);
                     out.push((cell, get_bits(&self.words, at, shape.slot_bits.into())));
                     index += 1;
                 }
@@ -777,19 +672,125 @@ impl Chunk {
                     w.count_ones() as usize
                 })
                 .sum();
-            let slots_ok = (0..group.entries).all(|i| {
-                get_bits(
-                    saved,
-                    Chunk::slot_bit(shape, &group, i),
-                    shape.slot_bits.into(),
-                ) != 0
-            });
+            let slots_ok = (0..group.entries)
+                .all(|i| get_bits(saved, group.slot_bit(shape, i), shape.slot_bits.into()) != 0);
             if ones != group.entries || !slots_ok {
                 return None;
             }
         }
         let used = shape.bits(count);
         (used.is_multiple_of(64) || saved[used / 64] >> (used % 64) == 0).then_some(chunk)
+    }
+}
+
+/// Where a lookup of one cell reads: the chunk's words, the cell's group and its place in the
+/// group, found from the chunk table. A batch finds it when it prefetches the group's lines
+/// and keeps it for the item's step, which then reads no table entry again. An empty chunk's
+/// probe reads zeros: an empty cell.
+#[derive(Debug, Clone, Copy, Default)]
+pub(crate) struct CellProbe<'c> {
+    words: &'c [u64],
+    group: Group,
+    local: usize,
+}
+
+impl CellProbe<'_> {
+    /// The cell's first entry's index in its group and its entry count; within the group's
+    /// entries even for a header that lies, so no lookup reads past them. The cell ends at
+    /// its group's `local`-th header zero: found in the header's first 128 bits (a group holds
+    /// about 24 entries, 48 before its chunk splits: 56-80 header bits), its run of ones is
+    /// the ones just below it. Past those bits (a crowded group), zero by zero.
+    #[inline(always)]
+    fn entries<S: Select>(&self, shape: Shape) -> (usize, usize) {
+        let (group, local) = (self.group, self.local);
+        let window = bits128_at(self.words, group.start);
+        let (start, count) = match select_zero_128::<S>(window, local as u32) {
+            Some(0) => (0, 0),
+            Some(end) => {
+                let count = (window << (128 - end)).leading_ones() as usize;
+                (end as usize - count - local, count)
+            }
+            None => {
+                let span = shape.group_cells() + group.entries;
+                // The cell's ones follow the previous cell's terminating zero.
+                let first_bit = match local {
+                    0 => group.start,
+                    _ => match select_zero::<S>(self.words, group.start, span, local - 1) {
+                        Some(zero) => zero + 1,
+                        None => return (group.entries, 0),
+                    },
+                };
+                let start = first_bit - group.start - local;
+                (start, ones_from(self.words, first_bit, span))
+            }
+        };
+        let start = start.min(group.entries);
+        (start, count.min(group.entries - start))
+    }
+
+    /// Whether one of the group's `count` slots from index `start` matches `rest`. A cell holds
+    /// none, one or two entries, by chance: a branch on the count mispredicts about every
+    /// other lookup, so the slots of one 64-bit read (four of up to 16 bits, else two) are
+    /// all compared, those past the count masked off; a crowded cell reads on.
+    #[inline(always)]
+    fn slots_match(&self, shape: Shape, start: usize, count: usize, rest: u64) -> bool {
+        let width = u32::from(shape.slot_bits);
+        // Not 64 / width: a division per lookup was a twentieth of its time.
+        let per_read = if width <= 16 { 4 } else { 2 };
+        let mask = (1u64 << width) - 1;
+        let mut at = self.group.slot_bit(shape, start);
+        let mut left = count;
+        loop {
+            let bits = bits_at(self.words, at);
+            let mut found = false;
+            for i in 0..per_read {
+                let slot = bits >> (i * width) & mask;
+                found |= ((i as usize) < left) & slot_matches(slot, rest);
+            }
+            if found || left <= per_read as usize {
+                return found;
+            }
+            at += (per_read * width) as usize;
+            left -= per_read as usize;
+        }
+    }
+
+    /// Whether an entry of the cell matches remainder bits `rest`.
+    #[inline(always)]
+    pub(crate) fn matches<S: Select>(&self, shape: Shape, rest: u64) -> bool {
+        let (start, count) = self.entries::<S>(shape);
+        self.slots_match(shape, start, count, rest)
+    }
+
+    /// Where a new entry of the cell goes, group `g`'s entry `index` (the cell's end).
+    fn place_after(&self, shape: Shape, g: usize, index: usize) -> Place {
+        Place {
+            group: g,
+            header_bit: self.group.start + index + self.local,
+            slot_bit: self.group.slot_bit(shape, index),
+        }
+    }
+
+    /// Starts loading the lines a lookup of the cell reads: its group's first and last. No
+    /// more: the look-ahead's prefetches fill the core's miss buffers (a prefetch of the
+    /// block's first line as well stalled on them). (The next line only when the cell's slots
+    /// are likely past the first, by the group's mean, was slower: 0.70-0.73 of a reserved
+    /// filter's server time per BF.MEXISTS at 2M items against 0.77-0.78.)
+    #[inline(always)]
+    pub(crate) fn prefetch(&self, shape: Shape) {
+        let group = self.group;
+        let end =
+            group.start + shape.group_cells() + group.entries * (shape.slot_bits as usize + 1);
+        // Both ends, always: a group crosses a line about every other lookup, and a branch on
+        // it mispredicts as often; a second prefetch of the same line costs nearly nothing.
+        let last_word = self.words.len().saturating_sub(1);
+        if let (Some(first), Some(last)) = (
+            self.words.get((group.start / 64).min(last_word)),
+            self.words.get(((end - 1) / 64).min(last_word)),
+        ) {
+            crate::hints::prefetch(first);
+            crate::hints::prefetch(last);
+        }
     }
 }
 

@@ -1,9 +1,10 @@
 //! The growing filter's model ([`Growing`]): chunks addressed by linear hashing, one split per
 //! [`PER_CHUNK`] adds, each entry keeping the remainder bits it still knows.
 
-use crate::growing::chunk::{run_batch, Batch, Chunk, Select, Shape};
+use crate::growing::chunk::{run_batch, Batch, CellProbe, Chunk, Select, Shape};
 use crate::growing::design::{self, PER_CHUNK};
 use crate::hints;
+use crate::lookahead::Ring;
 use crate::memory::allocated;
 use crate::outcome::{AddOutcome, FilterError};
 use xxhash_rust::xxh3::xxh3_128_with_seed;
@@ -163,13 +164,6 @@ impl Growing {
         (chunk, cell, rest)
     }
 
-    /// Whether an item of this hash may have been added.
-    #[inline(always)]
-    fn contains_hashed<S: Select>(&self, hash: u128) -> bool {
-        let (chunk, cell, rest) = self.locate(hash);
-        self.chunk(chunk).contains::<S>(self.shape, cell, rest)
-    }
-
     /// Whether the item may have been added.
     pub fn contains(&self, item: &[u8]) -> bool {
         let mut found = false;
@@ -177,11 +171,14 @@ impl Growing {
         found
     }
 
-    /// Starts loading the lines a lookup of this hash reads in its chunk.
+    /// Where a lookup of this hash reads in its chunk, and its remainder bits: the lines are
+    /// requested.
     #[inline(always)]
-    fn prefetch_lines(&self, hash: u128) {
-        let (chunk, cell, _) = self.locate(hash);
-        self.chunk(chunk).prefetch(self.shape, cell);
+    fn probe(&self, hash: u128) -> (CellProbe<'_>, u64) {
+        let (chunk, cell, rest) = self.locate(hash);
+        let probe = self.chunk(chunk).probe(self.shape, cell);
+        probe.prefetch(self.shape);
+        (probe, rest)
     }
 
     /// Checks items in order, passing each answer on, through the look-ahead ([`staged`]).
@@ -316,53 +313,37 @@ impl Growing {
 }
 
 /// A batch's look-ahead in two stages, as a lookup's loads depend on each other: an item is
-/// hashed and its chunk's table entry prefetched `2 × AHEAD` items before its step, its chunk's
-/// lines prefetched (from that entry) `AHEAD` items before. One stage (the lines from a table
-/// entry read on the spot) left the table's misses in the way: 0.70 of a reserved filter's
-/// BF.MEXISTS at 2M items. `step` returns whether to go on, and may change the filter between
-/// items (a split): the hints then miss, the answers do not. `filter` views the state (a
-/// filter, or a reference to one for lookups). Its own ring, not core/src/lookahead.rs's:
-/// that one, with a look at the item `AHEAD` on for the second stage, took the server's time
-/// per BF.MEXISTS from 0.77 of a reserved filter's to 0.71-0.72 (2 alternating A/B runs).
+/// hashed and its chunk's table entry prefetched `2 × AHEAD` items before its step, then
+/// `prepare` reads that entry (and requests the lines it points to) `AHEAD` items before,
+/// and `step` gets what it found. One stage (the lines from a table entry read on the spot)
+/// left the table's misses in the way: 0.70 of a reserved filter's BF.MEXISTS at 2M items.
+/// `step` returns whether to go on, and may change the filter between items (a split): the
+/// hints then miss, the answers do not, as an add's step locates its hash afresh. `filter`
+/// views the state (a filter, or a reference to one for lookups).
 #[inline(always)]
-fn staged<'a, S>(
+fn staged<'a, S, P: Copy + Default>(
     state: &mut S,
     filter: impl Fn(&S) -> &Growing,
     mut items: impl Iterator<Item = &'a [u8]>,
-    mut step: impl FnMut(&mut S, u128) -> bool,
+    prepare: impl Fn(&Growing, u128) -> P,
+    mut step: impl FnMut(&mut S, P) -> bool,
 ) {
-    const RING: usize = 2 * AHEAD;
-    let mut ring = [0u128; RING];
-    let (mut head, mut len) = (0, 0);
-    let mut first = true;
+    let mut hashed = Ring::<u128, AHEAD>::new();
+    let mut prepared = Ring::<P, AHEAD>::new();
     loop {
         let g = filter(state);
-        while len < RING {
+        while !hashed.is_full() {
             let Some(item) = items.next() else { break };
             let hash = g.hash(item);
-            let (chunk, _, _) = g.locate(hash);
-            hints::prefetch_any(g.chunk(chunk));
-            ring[(head + len) % RING] = hash;
-            len += 1;
+            hints::prefetch_any(g.chunk(g.locate(hash).0));
+            hashed.push(hash);
         }
-        if len == 0 {
-            return;
+        while !prepared.is_full() {
+            let Some(hash) = hashed.pop() else { break };
+            prepared.push(prepare(g, hash));
         }
-        if first {
-            // The batch's first items: their table entries were asked for first, while the
-            // rest of the ring was hashed.
-            for &hash in &ring[..len.min(AHEAD)] {
-                g.prefetch_lines(hash);
-            }
-            first = false;
-        }
-        if len > AHEAD {
-            g.prefetch_lines(ring[(head + AHEAD) % RING]);
-        }
-        let hash = ring[head];
-        head = (head + 1) % RING;
-        len -= 1;
-        if !step(state, hash) {
+        let Some(next) = prepared.pop() else { return };
+        if !step(state, next) {
             return;
         }
     }
@@ -385,12 +366,15 @@ impl<'a, I: Iterator<Item = &'a [u8]>, A: FnMut(bool)> Batch for Lookups<'_, I, 
             items,
             mut answer,
         } = self;
+        let (view, shape) = (filter, filter.shape);
         staged(
             &mut filter,
             |g| g,
             items,
-            |g, h| {
-                answer(g.contains_hashed::<S>(h));
+            // The filter's reference itself: the probe borrows its chunk until the step.
+            |_, hash| view.probe(hash),
+            |_, (probe, rest)| {
+                answer(probe.matches::<S>(shape, rest));
                 true
             },
         );
@@ -424,7 +408,11 @@ where
             filter,
             |g| g,
             items,
-            |g, h| outcome(g.add_hashed::<S>(h, max_bytes)),
+            |g, hash| {
+                g.probe(hash);
+                hash
+            },
+            |g, hash| outcome(g.add_hashed::<S>(hash, max_bytes)),
         );
     }
 }
