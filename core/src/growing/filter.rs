@@ -1,7 +1,8 @@
 //! The growing filter's model ([`Growing`]): chunks addressed by linear hashing, one split per
 //! [`PER_CHUNK`] adds, each entry keeping the remainder bits it still knows.
 
-use crate::growing::chunk::{run_batch, Batch, CellProbe, Chunk, Select, Shape};
+use crate::growing::bits::{run_batch, Batch, Select};
+use crate::growing::chunk::{CellProbe, Chunk, Shape};
 use crate::growing::design::{self, PER_CHUNK};
 use crate::hints;
 use crate::lookahead::Ring;

@@ -19,10 +19,12 @@
 //!   the memory right after), and each add or split does a bounded amount of work (one chunk),
 //!   so no command waits for the filter to grow.
 //!
-//! Files: [`filter`] (the model, [`Growing`]), [`chunk`], [`design`] (widths from the rate),
+//! Files: [`filter`] (the model, [`Growing`]), [`chunk`], [`bits`] (bit fields and select),
+//! [`design`] (widths from the rate),
 //! [`builder`] (a decoded one's invariants), [`records`] (the chunks' serialised form both
 //! formats carry), [`rdb`], [`scandump`], [`describe`].
 
+pub(crate) mod bits;
 pub(crate) mod builder;
 pub(crate) mod chunk;
 pub(crate) mod describe;
