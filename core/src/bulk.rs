@@ -112,7 +112,9 @@ enum Form<'a> {
 impl<'a> Iterator for Items<'a> {
     type Item = &'a [u8];
 
-    #[inline]
+    // Inlined into the batches' loops, which call it once per item: as a call it was 3.5 ns
+    // of the 48 a BF.BULKEXISTS item cost in the server's profile (a 10M filter).
+    #[inline(always)]
     fn next(&mut self) -> Option<&'a [u8]> {
         if self.left == 0 {
             return None;

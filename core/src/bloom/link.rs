@@ -180,11 +180,45 @@ impl Link {
     pub fn prefetch(&self, hash: &ItemHash) {
         let words = &self.bits;
         if self.layout == Layout::NativeBlocked {
-            return hints::prefetch(&words[self.block_of(hash)]);
+            self.request_block(hash);
+            return;
         }
         for i in 0..self.hashes {
             hints::prefetch(&words[(self.position(hash, i) >> 6) as usize]);
         }
+    }
+
+    /// A blocked link's block for `hash` (its first word) and the key of its bits, the block's
+    /// line requested: a batch's look-ahead step, whose answer [`Link::block_holds`] gives.
+    #[inline(always)]
+    pub(crate) fn request_block(&self, hash: &ItemHash) -> (usize, u64) {
+        debug_assert_eq!(self.layout, Layout::NativeBlocked);
+        let at = self.block_of(hash);
+        hints::prefetch(&self.bits[at]);
+        (at, hash.h2)
+    }
+
+    /// Whether the block from [`Link::request_block`] holds the key's bits.
+    #[inline(always)]
+    pub(crate) fn block_holds(&self, (at, key): (usize, u64)) -> bool {
+        let block = self.bits[at..at + BLOCK_WORDS]
+            .try_into()
+            .expect("a whole block");
+        has_pattern(block, key, self.hashes)
+    }
+
+    /// Sets the key's bits in the block from [`Link::request_block`]; true when at least one
+    /// was new.
+    #[inline(always)]
+    pub(crate) fn insert_block(&mut self, (at, key): (usize, u64)) -> bool {
+        let mask = pattern(key, self.hashes);
+        let block = &mut self.bits[at..at + BLOCK_WORDS];
+        let mut changed = 0;
+        for (word, bits) in block.iter_mut().zip(&mask) {
+            changed |= bits & !*word;
+            *word |= bits;
+        }
+        changed != 0
     }
 
     /// Whether every probe of `hash` is set.
@@ -192,11 +226,7 @@ impl Link {
     pub fn contains(&self, hash: &ItemHash) -> bool {
         let words = &self.bits;
         if self.layout == Layout::NativeBlocked {
-            let at = self.block_of(hash);
-            let block = words[at..at + BLOCK_WORDS]
-                .try_into()
-                .expect("a whole block");
-            return has_pattern(block, hash.h2, self.hashes);
+            return self.block_holds((self.block_of(hash), hash.h2));
         }
         (0..self.hashes).all(|i| {
             let p = self.position(hash, i);
@@ -208,15 +238,7 @@ impl Link {
     #[inline]
     pub fn insert(&mut self, hash: &ItemHash) -> bool {
         if self.layout == Layout::NativeBlocked {
-            let at = self.block_of(hash);
-            let mask = pattern(hash.h2, self.hashes);
-            let block = &mut self.bits[at..at + BLOCK_WORDS];
-            let mut changed = 0;
-            for (word, bits) in block.iter_mut().zip(&mask) {
-                changed |= bits & !*word;
-                *word |= bits;
-            }
-            return changed != 0;
+            return self.insert_block((self.block_of(hash), hash.h2));
         }
         let mut changed = 0u64;
         for i in 0..self.hashes {
