@@ -1,10 +1,12 @@
 //! The look-ahead of batch commands (BF.MADD, BF.MEXISTS, BF.INSERT, CF.MEXISTS, CF.INSERT):
 //! each item is hashed and its lines prefetched `DEPTH` items before it is probed, so the cache
 //! misses of a batch overlap instead of queueing one after another. Every filter kind's batches
-//! go through this one ring, each with its own depth.
+//! go through this one ring, each with its own depth, but a growing filter's, whose loads
+//! depend on each other (the table entry, then the lines it points to): they go in blocks of
+//! three passes (`growing::filter::staged`).
 
 /// A queue of up to `N` values, oldest first, in a fixed array: the look-ahead's window.
-pub(crate) struct Ring<T, const N: usize> {
+struct Ring<T, const N: usize> {
     slots: [T; N],
     head: usize,
     len: usize,
@@ -12,7 +14,7 @@ pub(crate) struct Ring<T, const N: usize> {
 
 impl<T: Copy + Default, const N: usize> Ring<T, N> {
     /// An empty ring.
-    pub(crate) fn new() -> Self {
+    fn new() -> Self {
         Ring {
             slots: [T::default(); N],
             head: 0,
@@ -22,13 +24,13 @@ impl<T: Copy + Default, const N: usize> Ring<T, N> {
 
     /// Whether it holds `N` values.
     #[inline(always)]
-    pub(crate) fn is_full(&self) -> bool {
+    fn is_full(&self) -> bool {
         self.len == N
     }
 
     /// Appends `value`; the ring is not full.
     #[inline(always)]
-    pub(crate) fn push(&mut self, value: T) {
+    fn push(&mut self, value: T) {
         debug_assert!(self.len < N);
         self.slots[(self.head + self.len) % N] = value;
         self.len += 1;
@@ -36,7 +38,7 @@ impl<T: Copy + Default, const N: usize> Ring<T, N> {
 
     /// Takes the oldest value.
     #[inline(always)]
-    pub(crate) fn pop(&mut self) -> Option<T> {
+    fn pop(&mut self) -> Option<T> {
         if self.len == 0 {
             return None;
         }

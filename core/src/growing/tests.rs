@@ -108,7 +108,9 @@ fn an_item_added_twice_is_present_the_second_time() {
 fn batches_answer_as_single_items_do() {
     let mut one = Growing::new(0.01, 100, 9, u64::MAX).unwrap();
     let mut batch = one.clone();
-    let items: Vec<Vec<u8>> = (0..5_000).map(|i| url(i % 3_000)).collect();
+    // Each item twice in a row (so within one block of the batch, a split between them at
+    // times), and again 6,000 items later.
+    let items: Vec<Vec<u8>> = (0..8_000).map(|i| url(i / 2 % 3_000)).collect();
     let singles: Vec<_> = items.iter().map(|i| one.add(i, u64::MAX)).collect();
     let mut batched = Vec::new();
     batch.add_many(items.iter().map(|i| i.as_slice()), u64::MAX, |o| {
