@@ -278,8 +278,8 @@ impl Chain {
     /// [`Chain::contains_batch`] of a chain of one blocked link (a reserved filter whose link
     /// reaches [`BLOCKED_MIN_BITS`], about 870,000 items at 1%): the block an item's line
     /// request found is the one its step reads, with no loop over links or layouts per item.
-    /// Bulk lookups on a 10M filter: 33.2 -> 28.6 ns per item in the core; in the server
-    /// (`make bench-ab`) BF.MEXISTS 1.065x, BF.BULKEXISTS 1.128x.
+    /// Bulk lookups on a 10M filter: 34.4 -> 29.4-30 ns per item in the core; in the server
+    /// (`make bench-ab`, against the build before) BF.MEXISTS 1.10x, BF.BULKEXISTS 1.10x.
     #[inline(always)]
     fn contains_batch_blocked<'a>(
         link: &Link,
@@ -378,8 +378,8 @@ impl Chain {
     /// [`Chain::add_batch`] of a chain of one blocked link, as [`Chain::contains_batch_blocked`]:
     /// each item's block is found when its line is requested and inserted into directly while
     /// the link has room; a full link takes the general path, which grows the chain (whose
-    /// later items then take it too) or refuses. BF.BULKADD into a fresh 10M filter: 1.11x
-    /// (6 alternating rounds), BF.MADD of 100 1.015x.
+    /// later items then take it too) or refuses. BF.BULKADD into a fresh 10M filter:
+    /// 1.07-1.11x (two runs of 6 alternating rounds), BF.MADD of 100 1.01x.
     fn add_batch_blocked<'a>(
         &mut self,
         items: impl Iterator<Item = &'a [u8]>,
