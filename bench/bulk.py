@@ -3,8 +3,9 @@
 `python bench/bulk.py`), written to bench/BULK.md.
 
 Two servers side by side, rsbloom and RedisBloom 2.8.2, each with a 10M filter at 1% holding
-BENCH_FILL items (and, with BENCH_BULK_BIG=1, a filter of BENCH_BIG_CAPACITY, about 1 GiB).
-Every figure alternates between the two, BENCH_ROUNDS rounds, medians quoted:
+BENCH_FILL items, then a filter of BENCH_BIG_CAPACITY (about 1 GiB) holding as many (its rows
+left out with BENCH_BULK_BIG=0). Every figure alternates between the two, BENCH_ROUNDS rounds,
+medians quoted:
 
 - RedisBloom's BF.MADD and BF.MEXISTS of 100 items, pipeline 32 (redis-benchmark, as
   bench.py measures them), and CF.INSERT / CF.MEXISTS of 100 on a cuckoo filter;
@@ -38,6 +39,7 @@ PIPELINE = 4
 BLOB_ITEMS = 1000
 SIZES = (100, 1000, 10_000, 100_000)
 CUCKOO_CAPACITY = 4_000_000
+BIG = bench.env_number("BENCH_BULK_BIG", 1) != 0
 
 
 def url(prefix, i):
@@ -136,8 +138,8 @@ class BulkBench:
 
     def pair(self, label, rb, rs, adds):
         """`rb`: (redis-benchmark args, items per command, prepare); `rs`: (prebuilt bulk
-        commands, prepare). Adds send the commands once per round into a fresh filter; lookups
-        repeat them for about SECONDS."""
+        commands, or a function of the round giving them; prepare). Adds send the commands once
+        per round (into a fresh filter, or new items); lookups repeat them for about SECONDS."""
         rb_args, rb_items, rb_prepare = rb
         cmds, rs_prepare = rs
         rb_measure, requests, _ = self.one_each(label, rb_args, rb_items, rb_prepare)
@@ -149,7 +151,7 @@ class BulkBench:
         for rnd in range(ROUNDS):
             if rs_prepare:
                 rs_prepare()
-            rs_figures = self.bulk(cmds, BLOB_ITEMS, repeats)
+            rs_figures = self.bulk(cmds(rnd) if callable(cmds) else cmds, BLOB_ITEMS, repeats)
             rb_figures = rb_measure(requests)
             rounds.append((rs_figures, rb_figures))
             log(f"    {label} round {rnd + 1}/{ROUNDS}: rsbloom {rs_figures[0]:,.0f} items/s "
@@ -162,6 +164,48 @@ class BulkBench:
 def commands(command, key, prefix, items, start=0, per_blob=BLOB_ITEMS):
     return [resp(command, key, blob)
             for blob in blobs(prefix, items // per_blob, per_blob, start)]
+
+
+def fill_rsbloom(server, key, prefix, count):
+    """Adds `count` URLs to `key` in blobs of 100,000."""
+    for start in range(0, count, 100_000):
+        chunk = blobs(prefix, 1, min(100_000, count - start), start)[0]
+        with socket.create_connection(("127.0.0.1", server.port)) as s:
+            s.sendall(resp(b"BF.BULKADD", key, chunk))
+            read_bulk_replies(s, 1, chunk.count(b"\n") + 1)
+
+
+def big_rows(b, servers):
+    """The BF rows on a filter of BENCH_BIG_CAPACITY (about 1 GiB, beyond every cache and
+    every TLB with 4 KiB pages) holding FILL items, deleted after."""
+    rs, rb = servers
+    log(f"\n== 1 GiB filters (capacity {bench.BIG_CAPACITY:,}), holding {FILL:,} items")
+    fill = bench.numbered_items(bench.PRESENT_PREFIX, FILL)
+    bench.prefill([rb], "big", bench.BIG_CAPACITY, fill)
+    del fill
+    reserve(rs, "big", "BF.RESERVE", "big", ERROR_RATE, bench.BIG_CAPACITY)
+    fill_rsbloom(rs, b"big", b"q", FILL)
+    for server in servers:
+        con = server.client()
+        log(f"  {server.name}: big MEMORY USAGE {con.memory_usage('big'):,} B")
+        con.close()
+    query = commands(b"BF.BULKEXISTS", b"big", b"q", 2_000_000, FILL - 1_000_000)
+    mexists = ["BF.MEXISTS", "big"] + [bench.QUERY_TEMPLATE] * 100
+    b.pair("1GiB BF.BULKEXISTS / BF.MEXISTS", (mexists, 100, None), (query, None), False)
+    del query
+
+    # Adds go into the same filter, new items every round: its pages are all written by the
+    # fill, as a filter in use has them (into a fresh one, RedisBloom's first writes fault in
+    # a 4 KiB page each: 5.7 us per item, 28x; rsbloom's are 2 MiB pages).
+    per_round = 2_000_000
+    rounds = [commands(b"BF.BULKADD", b"big", b"a", per_round, r * per_round)
+              for r in range(ROUNDS)]
+    madd = ["BF.MADD", "big"] + [bench.ADD_TEMPLATE] * 100
+    b.pair("1GiB BF.BULKADD / BF.MADD", (madd, 100, None), (rounds.__getitem__, None), True)
+    for server in servers:
+        con = server.client()
+        con.delete("big")
+        con.close()
 
 
 def reserve(server, key, *args):
@@ -230,7 +274,10 @@ def report(b, by_size, latency, started):
         f"rsbloom: blobs of {BLOB_ITEMS:,} URLs of about 40 bytes, {CONNECTIONS} connections "
         f"with {PIPELINE} blobs in flight each; RedisBloom 2.8.2: 100 items per command, "
         f"redis-benchmark -P 32 -c {bench.CLIENTS}. Filters: 10M at {ERROR_RATE} holding "
-        f"{FILL:,} items; cuckoo filters of {CUCKOO_CAPACITY:,}. Machine: {os.cpu_count()} cores: "
+        f"{FILL:,} items"
+        + (f"; 1 GiB (capacity {bench.BIG_CAPACITY:,}) holding as many, adds of new items "
+           "into it" if BIG else "")
+        + f"; cuckoo filters of {CUCKOO_CAPACITY:,}. Machine: {os.cpu_count()} cores: "
         "the server on the first, the clients on the rest (bench.own_core).",
         "",
         "| row | rsbloom bulk items/s | server CPU per item | RedisBloom items/s | server CPU per "
@@ -270,11 +317,7 @@ def main():
         del fill
         log("  rsbloom: the lookup filter gets URLs like the blobs'")
         reserve(rs, "small", "BF.RESERVE", "small", ERROR_RATE, bench.SMALL_CAPACITY)
-        for b0 in range(0, FILL, 100_000):
-            chunk = blobs(b"q", 1, 100_000, b0)[0]
-            with socket.create_connection(("127.0.0.1", rs.port)) as s:
-                s.sendall(resp(b"BF.BULKADD", b"small", chunk))
-                read_bulk_replies(s, 1, 100_000)
+        fill_rsbloom(rs, b"small", b"q", FILL)
         b = BulkBench(servers)
         # Lookups: half the items added (the filter holds q0..q<FILL>).
         log("  building the blobs")
@@ -295,6 +338,9 @@ def main():
         madd = ["BF.MADD", "small:add"] + [bench.ADD_TEMPLATE] * 100
         b.pair("10M BF.BULKEXISTS / BF.MEXISTS", (mexists, 100, None), (query, None), False)
         b.pair("10M BF.BULKADD / BF.MADD", (madd, 100, fresh), (adds, lambda: fresh(rs)), True)
+        del adds
+        if BIG:
+            big_rows(b, servers)
         cf_insert = ["CF.INSERT", "cf", "ITEMS"] + [bench.ADD_TEMPLATE] * 100
         b.pair("CF.BULKADD / CF.INSERT", (cf_insert, 100, fresh_cf),
                (cf_adds, lambda: fresh_cf(rs)), True)

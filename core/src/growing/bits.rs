@@ -303,6 +303,39 @@ mod tests {
     }
 
     #[test]
+    fn gaps_open_as_a_bit_by_bit_move_does() {
+        let mut state = 0x9e37_79b9_7f4a_7c15u64;
+        let mut next = || {
+            state = state
+                .wrapping_mul(6364136223846793005)
+                .wrapping_add(1442695040888963407);
+            state ^ state >> 29
+        };
+        for len in 1..=9 {
+            for _ in 0..200 {
+                let original: Vec<u64> = (0..len).map(|_| next()).collect();
+                let at = (next() % (64 * len as u64)) as usize;
+                let width = (next() % 63 + 1) as u32;
+                let mut words = original.clone();
+                open_gap(&mut words, at, width);
+                let bit = |w: &[u64], b: usize| w[b / 64] >> (b % 64) & 1 == 1;
+                for b in 0..64 * len {
+                    let expected = match b {
+                        b if b < at => bit(&original, b),
+                        b if b < at + width as usize => false,
+                        b => bit(&original, b - width as usize),
+                    };
+                    assert_eq!(
+                        bit(&words, b),
+                        expected,
+                        "len {len} at {at} width {width} bit {b}"
+                    );
+                }
+            }
+        }
+    }
+
+    #[test]
     fn gaps_open_across_word_boundaries() {
         let mut words = [u64::MAX, 0, 0];
         open_gap(&mut words, 60, 11);
