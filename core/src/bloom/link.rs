@@ -208,15 +208,22 @@ impl Link {
     }
 
     /// Sets the key's bits in the block from [`Link::request_block`]; true when at least one
-    /// was new.
+    /// was new. A block that holds them all is not written: a crawler re-adds mostly URLs it
+    /// has, and a written line goes back to memory dirty (and, during a BGSAVE, copies its
+    /// page). BF.BULKADD of 3M present items into a 10M filter: 1.09x items/s, 7% less server
+    /// CPU (6 alternating rounds); of new items 0.97x and 1.06x in two runs of 6 and 8.
     #[inline(always)]
     pub(crate) fn insert_block(&mut self, (at, key): (usize, u64)) -> bool {
         let mask = pattern(key, self.hashes);
         let block = &mut self.bits[at..at + BLOCK_WORDS];
-        let mut changed = 0;
-        for (word, bits) in block.iter_mut().zip(&mask) {
-            changed |= bits & !*word;
-            *word |= bits;
+        let changed = block
+            .iter()
+            .zip(&mask)
+            .fold(0, |changed, (word, bits)| changed | bits & !*word);
+        if changed != 0 {
+            for (word, bits) in block.iter_mut().zip(&mask) {
+                *word |= bits;
+            }
         }
         changed != 0
     }
