@@ -34,7 +34,12 @@ BULK_MD = os.path.join(REPO, "bench", "BULK.md")
 ROUNDS = bench.ROUNDS
 SECONDS = bench.SECONDS
 FILL = bench.FILL
-CONNECTIONS = 2
+# Four connections of four blobs each keep the server busy: with two, it idled between a
+# connection's replies and its next blobs (BF.BULKEXISTS on the 10M filter, 3 rounds each,
+# medians: 26.5-26.7 M items/s with the server busy 95-96% of the time; four: 29.3-29.8 M,
+# 99%; three 29.1 M, six 28.7 M; more blobs in flight per connection, 8 or 16, 23-26 M).
+# RedisBloom's side runs redis-benchmark's 50 connections.
+CONNECTIONS = 4
 PIPELINE = 4
 BLOB_ITEMS = 1000
 SIZES = (100, 1000, 10_000, 100_000)
