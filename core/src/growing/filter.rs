@@ -19,6 +19,9 @@ pub(crate) const MAX_LEVEL: u16 = 40;
 /// Items a batch takes through each stage at once (see [`staged`]).
 const BLOCK: usize = 16;
 
+/// A hash's chunk, cell and remainder bits ([`Growing::locate`]).
+type Located = (u64, usize, u64);
+
 /// A Bloom key's filter that is never sized: it starts at a capacity hint and grows one chunk at
 /// a time, holding its false-positive rate (see the folder's documentation).
 #[derive(Debug, Clone, PartialEq)]
@@ -154,7 +157,7 @@ impl Growing {
 
     /// The chunk, cell and remainder bits of a hash.
     #[inline(always)]
-    fn locate(&self, hash: u128) -> (u64, usize, u64) {
+    fn locate(&self, hash: u128) -> Located {
         // Without a branch: whether the chunk is split yet is a coin toss per item.
         let low = hash as u64 & ((1u64 << self.level) - 1);
         let depth = self.level + u16::from(low < self.split);
@@ -171,11 +174,10 @@ impl Growing {
         found
     }
 
-    /// Where a lookup of this hash reads in its chunk, and its remainder bits: the lines are
-    /// requested.
+    /// Where a lookup of a located hash reads in its chunk, and its remainder bits: the lines
+    /// are requested.
     #[inline(always)]
-    fn probe(&self, hash: u128) -> (CellProbe<'_>, u64) {
-        let (chunk, cell, rest) = self.locate(hash);
+    fn probe(&self, (chunk, cell, rest): Located) -> (CellProbe<'_>, u64) {
         let probe = self.chunk(chunk).probe(self.shape, cell);
         probe.prefetch(self.shape);
         (probe, rest)
@@ -313,8 +315,8 @@ impl Growing {
 }
 
 /// A batch in blocks of [`BLOCK`] items, each block in three passes, as a lookup's loads
-/// depend on each other: every item of the block is hashed and its chunk's table entry
-/// requested, then `prepare` reads each entry (and requests the lines it points to), then
+/// depend on each other: every item of the block is hashed and located and its chunk's table
+/// entry requested, then `prepare` reads each entry (and requests the lines it points to), then
 /// `step` gets what each found. Each load was requested a block's worth of work before it is
 /// needed, and a block's loads are independent of each other, so their misses overlap. A
 /// sliding look-ahead (two rings, each stage 8 items ahead) waited longer: redis-benchmark
@@ -329,10 +331,11 @@ fn staged<'a, S, P: Copy + Default>(
     state: &mut S,
     filter: impl Fn(&S) -> &Growing,
     mut items: impl Iterator<Item = &'a [u8]>,
-    prepare: impl Fn(&Growing, u128) -> P,
+    prepare: impl Fn(&Growing, u128, Located) -> P,
     mut step: impl FnMut(&mut S, P) -> bool,
 ) {
     let mut hashes = [0u128; BLOCK];
+    let mut located = [Located::default(); BLOCK];
     let mut probes = [P::default(); BLOCK];
     loop {
         let g = filter(state);
@@ -340,15 +343,16 @@ fn staged<'a, S, P: Copy + Default>(
         while n < BLOCK {
             let Some(item) = items.next() else { break };
             let hash = g.hash(item);
-            hints::prefetch_any(g.chunk(g.locate(hash).0));
-            hashes[n] = hash;
+            let place = g.locate(hash);
+            hints::prefetch_any(g.chunk(place.0));
+            (hashes[n], located[n]) = (hash, place);
             n += 1;
         }
         if n == 0 {
             return;
         }
-        for (probe, &hash) in probes.iter_mut().zip(&hashes[..n]) {
-            *probe = prepare(g, hash);
+        for ((probe, &hash), &place) in probes.iter_mut().zip(&hashes[..n]).zip(&located[..n]) {
+            *probe = prepare(g, hash, place);
         }
         for &probe in &probes[..n] {
             if !step(state, probe) {
@@ -381,7 +385,7 @@ impl<'a, I: Iterator<Item = &'a [u8]>, A: FnMut(bool)> Batch for Lookups<'_, I, 
             |g| g,
             items,
             // The filter's reference itself: the probe borrows its chunk until the step.
-            |_, hash| view.probe(hash),
+            |_, _, place| view.probe(place),
             |_, (probe, rest)| {
                 answer(probe.matches::<S>(shape, rest));
                 true
@@ -417,8 +421,8 @@ where
             filter,
             |g| g,
             items,
-            |g, hash| {
-                g.probe(hash);
+            |g, hash, place| {
+                g.probe(place);
                 hash
             },
             |g, hash| outcome(g.add_hashed::<S>(hash, max_bytes)),
