@@ -316,7 +316,15 @@ fn the_first_growing_filters_saved_load_answer_and_save_as_they_did() {
         recorded_false_positives(&format!("{dir}/growing.present")),
         "the same false positives"
     );
-    // It grows on from there as a new one would.
+    // It grows on from there as a new one would, its splits (some 50) as they always did: the
+    // digest recorded by the build before the splits' walks lost their branches.
     bulk_add(&mut c, "growing", &items("more-", 10_000));
     assert!(bulk_exists(&mut c, "growing", &added).iter().all(|&p| p));
+    assert_eq!(
+        digest(&mut c, "growing"),
+        arr(vec![Reply::Status(
+            "528ee46841d4f181a75b38bc4da7ff422a71d46a".into()
+        )]),
+        "the digest the splits always gave"
+    );
 }
