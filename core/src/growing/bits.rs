@@ -79,21 +79,25 @@ pub(crate) fn open_gap(words: &mut [u64], at: usize, width: u32) {
 }
 
 /// Moves bits `[from, to)` up by one into `[from + 1, to]` (bit `to` is free), leaving bit
-/// `from` as it was below; the words outside `[from, to]` do not change.
+/// `from` as it was below; the words outside `[from, to]` do not change. The words between
+/// are shifted whole, front to back with the carry in a register, and the two end words' kept
+/// bits put back (masks chosen per word inside the loop, a branch each, cost a tenth of an
+/// insert).
 pub(crate) fn move_up_one(words: &mut [u64], from: usize, to: usize) {
-    let (first, last) = (from / 64, to / 64);
-    for i in (first..=last).rev() {
-        let carry = if i > first { words[i - 1] >> 63 } else { 0 };
-        // This word's bits of (from, to]: the ones that take their lower neighbour.
-        let below_high = u64::MAX >> (63 - if i == last { to % 64 } else { 63 });
-        let at_or_below_from = match i == first {
-            true => u64::MAX >> (63 - from % 64),
-            false => 0,
-        };
-        let mask = below_high & !at_or_below_from;
-        let shifted = words[i] << 1 | carry;
-        words[i] = (words[i] & !mask) | (shifted & mask);
+    let words = &mut words[from / 64..=to / 64];
+    // The bits of (from, to] in the first and the last word.
+    let above_from = u64::MAX << (from % 64) << 1;
+    let up_to = u64::MAX >> (63 - to % 64);
+    let last = words.len() - 1;
+    let (first_kept, last_kept) = (words[0] & !above_from, words[last] & !up_to);
+    let mut carry = 0;
+    for word in words.iter_mut() {
+        let old = *word;
+        *word = old << 1 | carry;
+        carry = old >> 63;
     }
+    words[0] = (words[0] & above_from) | first_kept;
+    words[last] = (words[last] & up_to) | last_kept;
 }
 
 /// Position of the `k`-th one bit (from 0) of `x`, which has more than `k`: the bytes' running

@@ -282,8 +282,11 @@ impl Chunk {
             shape.slot_bits.into(),
             slot,
         );
-        for start in &mut self.starts[place.group..shape.groups() - 1] {
-            *start += 1;
+        // Every group after the entry's has one more before it: all seven starts at once, no
+        // loop of as many steps as there are such groups.
+        let groups = shape.groups();
+        for (i, start) in self.starts.iter_mut().enumerate() {
+            *start += u16::from(i >= place.group && i + 1 < groups);
         }
         self.entries += 1;
         Ok(())
