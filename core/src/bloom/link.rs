@@ -247,16 +247,19 @@ impl Link {
         if self.layout == Layout::NativeBlocked {
             return self.insert_block((self.block_of(hash), hash.h2));
         }
-        let mut changed = 0u64;
-        for i in 0..self.hashes {
+        // The probes are read up to the first clear bit, and only the bits from there on are
+        // written: an item already present (a crawler's URL added again) writes nothing, so
+        // it dirties no line and, during a BGSAVE, copies no page, as the blocked links.
+        let is_set = |link: &Self, p: u64| link.bits[(p >> 6) as usize] & (1u64 << (p & 63)) != 0;
+        let Some(first_clear) = (0..self.hashes).find(|&i| !is_set(self, self.position(hash, i)))
+        else {
+            return false;
+        };
+        for i in first_clear..self.hashes {
             let p = self.position(hash, i);
-            let words = &mut self.bits;
-            let word = &mut words[(p >> 6) as usize];
-            let mask = 1u64 << (p & 63);
-            changed |= !*word & mask;
-            *word |= mask;
+            self.bits[(p >> 6) as usize] |= 1u64 << (p & 63);
         }
-        changed != 0
+        true
     }
 
     /// The bit array as 64-bit words; bit `x` is bit `x % 64` of word `x / 64`, which on disk
