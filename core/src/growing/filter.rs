@@ -7,6 +7,7 @@ use crate::growing::design::{self, PER_CHUNK};
 use crate::hints;
 use crate::memory::allocated;
 use crate::outcome::{AddOutcome, FilterError};
+use std::marker::PhantomData;
 use xxhash_rust::xxh3::xxh3_128_with_seed;
 
 /// Chunks per segment of the chunk table: the table grows a segment at a time, so it never
@@ -314,6 +315,21 @@ impl Growing {
     }
 }
 
+/// What a batch does with each item once it is hashed and located ([`staged`]): the second
+/// stage's work, which reads the table entry and requests lines, and the third's. The methods
+/// are always inlined, so that the whole batch is compiled inside `run_batch`'s function for
+/// the CPU's BMI2 and POPCNT: an add's third stage as a closure was left out of line, and with
+/// it the select of every add's lookup (a call per select, a dozen instructions per count of
+/// ones).
+trait Stages {
+    /// What the second stage hands the third.
+    type Probe: Copy + Default;
+    fn filter(&self) -> &Growing;
+    fn prepare(&self, hash: u128, place: Located) -> Self::Probe;
+    /// The item's work; returns whether to go on.
+    fn step(&mut self, probe: Self::Probe) -> bool;
+}
+
 /// A batch in blocks of [`BLOCK`] items, each block in three passes, as a lookup's loads
 /// depend on each other: every item of the block is hashed and located and its chunk's table
 /// entry requested, then `prepare` reads each entry (and requests the lines it points to), then
@@ -322,23 +338,15 @@ impl Growing {
 /// sliding look-ahead (two rings, each stage 8 items ahead) waited longer: redis-benchmark
 /// BF.MEXISTS of 100 absent items (P32, one server), server time per call against a reserved
 /// filter's 1.41-1.43 at 2M items -> 1.30 (blocks of 32: 1.33, of 64: 1.33), at 13M 2.56 ->
-/// 1.79 (blocks of 32: 1.81). `step` returns whether to go on, and may change the filter
-/// between items (a split): the hints then miss, the answers do not, as an add's step
-/// locates its hash afresh. `filter` views the state (a filter, or a reference to one for
-/// lookups).
+/// 1.79 (blocks of 32: 1.81). `step` may change the filter between items (a split): the
+/// hints then miss, the answers do not, as an add's step locates its hash afresh.
 #[inline(always)]
-fn staged<'a, S, P: Copy + Default>(
-    state: &mut S,
-    filter: impl Fn(&S) -> &Growing,
-    mut items: impl Iterator<Item = &'a [u8]>,
-    prepare: impl Fn(&Growing, u128, Located) -> P,
-    mut step: impl FnMut(&mut S, P) -> bool,
-) {
+fn staged<'a, T: Stages>(stages: &mut T, mut items: impl Iterator<Item = &'a [u8]>) {
     let mut hashes = [0u128; BLOCK];
     let mut located = [Located::default(); BLOCK];
-    let mut probes = [P::default(); BLOCK];
+    let mut probes = [T::Probe::default(); BLOCK];
     loop {
-        let g = filter(state);
+        let g = stages.filter();
         let mut n = 0;
         while n < BLOCK {
             let Some(item) = items.next() else { break };
@@ -352,10 +360,10 @@ fn staged<'a, S, P: Copy + Default>(
             return;
         }
         for ((probe, &hash), &place) in probes.iter_mut().zip(&hashes[..n]).zip(&located[..n]) {
-            *probe = prepare(g, hash, place);
+            *probe = stages.prepare(hash, place);
         }
         for &probe in &probes[..n] {
-            if !step(state, probe) {
+            if !stages.step(probe) {
                 return;
             }
         }
@@ -369,28 +377,46 @@ struct Lookups<'g, I, A> {
     answer: A,
 }
 
+/// A lookup's stages, for a [`Select`].
+struct LookupStages<'g, A, S> {
+    filter: &'g Growing,
+    answer: A,
+    select: PhantomData<S>,
+}
+
+impl<'g, A: FnMut(bool), S: Select> Stages for LookupStages<'g, A, S> {
+    type Probe = (CellProbe<'g>, u64);
+
+    #[inline(always)]
+    fn filter(&self) -> &Growing {
+        self.filter
+    }
+
+    /// The probe borrows the filter (not the stages) until the step.
+    #[inline(always)]
+    fn prepare(&self, _: u128, place: Located) -> Self::Probe {
+        let filter: &'g Growing = self.filter;
+        filter.probe(place)
+    }
+
+    #[inline(always)]
+    fn step(&mut self, (probe, rest): Self::Probe) -> bool {
+        (self.answer)(probe.matches::<S>(self.filter.shape, rest));
+        true
+    }
+}
+
 impl<'a, I: Iterator<Item = &'a [u8]>, A: FnMut(bool)> Batch for Lookups<'_, I, A> {
     type Output = ();
 
     #[inline(always)]
     fn run<S: Select>(self) {
-        let Lookups {
-            mut filter,
-            items,
-            mut answer,
-        } = self;
-        let (view, shape) = (filter, filter.shape);
-        staged(
-            &mut filter,
-            |g| g,
-            items,
-            // The filter's reference itself: the probe borrows its chunk until the step.
-            |_, _, place| view.probe(place),
-            |_, (probe, rest)| {
-                answer(probe.matches::<S>(shape, rest));
-                true
-            },
-        );
+        let mut stages = LookupStages::<_, S> {
+            filter: self.filter,
+            answer: self.answer,
+            select: PhantomData,
+        };
+        staged(&mut stages, self.items);
     }
 }
 
@@ -402,6 +428,39 @@ struct Adds<'g, I, O> {
     outcome: O,
 }
 
+/// An add's stages, for a [`Select`]: the second only requests the lines, as the third
+/// locates the item again (a split between may have moved it).
+struct AddStages<'g, O, S> {
+    filter: &'g mut Growing,
+    max_bytes: u64,
+    outcome: O,
+    select: PhantomData<S>,
+}
+
+impl<O, S> Stages for AddStages<'_, O, S>
+where
+    O: FnMut(Result<AddOutcome, FilterError>) -> bool,
+    S: Select,
+{
+    type Probe = u128;
+
+    #[inline(always)]
+    fn filter(&self) -> &Growing {
+        self.filter
+    }
+
+    #[inline(always)]
+    fn prepare(&self, hash: u128, place: Located) -> u128 {
+        self.filter.probe(place);
+        hash
+    }
+
+    #[inline(always)]
+    fn step(&mut self, hash: u128) -> bool {
+        (self.outcome)(self.filter.add_hashed::<S>(hash, self.max_bytes))
+    }
+}
+
 impl<'a, I, O> Batch for Adds<'_, I, O>
 where
     I: Iterator<Item = &'a [u8]>,
@@ -411,21 +470,12 @@ where
 
     #[inline(always)]
     fn run<S: Select>(self) {
-        let Adds {
-            filter,
-            items,
-            max_bytes,
-            mut outcome,
-        } = self;
-        staged(
-            filter,
-            |g| g,
-            items,
-            |g, hash, place| {
-                g.probe(place);
-                hash
-            },
-            |g, hash| outcome(g.add_hashed::<S>(hash, max_bytes)),
-        );
+        let mut stages = AddStages::<_, S> {
+            filter: self.filter,
+            max_bytes: self.max_bytes,
+            outcome: self.outcome,
+            select: PhantomData,
+        };
+        staged(&mut stages, self.items);
     }
 }
