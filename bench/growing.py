@@ -51,16 +51,21 @@ def memory(server, key):
         con.close()
 
 
+# The key MEMORY USAGE weighs a reserved filter by: a name as long as "growing", so that the two
+# keys' names take the same bytes (with "sized" the reserved key took 8 fewer: 1.52 x at 100 items).
+SIZED = "reserve"
+
+
 def reserved_bytes(server, n):
     """MEMORY USAGE of an empty filter BF.RESERVEd for n items (its bits do not depend on what
     it holds)."""
     con = server.client()
     try:
-        con.delete("sized")
-        con.execute_command("BF.RESERVE", "sized", ERROR, n)
-        return con.memory_usage("sized", samples=0)
+        con.delete(SIZED)
+        con.execute_command("BF.RESERVE", SIZED, ERROR, n)
+        return con.memory_usage(SIZED, samples=0)
     finally:
-        con.delete("sized")
+        con.delete(SIZED)
         con.close()
 
 
