@@ -471,7 +471,10 @@ impl Chunk {
                 .sum();
             let slots_ok = (0..group.entries)
                 .all(|i| get_bits(saved, group.slot_bit(shape, i), shape.slot_bits.into()) != 0);
-            if ones != group.entries || !slots_ok {
+            // The last cell's closing zero ends the header: a one after it would be an entry of
+            // a cell past the group (as many ones and zeros, in another order).
+            let closed = get_bits(saved, group.start + header - 1, 1) == 0;
+            if ones != group.entries || !slots_ok || !closed {
                 return None;
             }
         }
@@ -744,6 +747,13 @@ mod tests {
         let mut extra_one = saved.clone();
         extra_one[0] ^= 1 << 40;
         assert_eq!(Chunk::from_saved(SHAPE, 40, none, &extra_one), None);
+        // The header's last zero and the one before it swapped: the same counts, an entry of a
+        // 17th cell.
+        let header_end = 16 + 40 - 1;
+        let last_one = 63 - (saved[0] & ((1 << header_end) - 1)).leading_zeros();
+        let mut unclosed = saved.clone();
+        unclosed[0] ^= 1 << header_end | 1 << last_one;
+        assert_eq!(Chunk::from_saved(SHAPE, 40, none, &unclosed), None);
         let mut tail = saved.clone();
         *tail.last_mut().unwrap() |= 1 << 63;
         assert_eq!(Chunk::from_saved(SHAPE, 40, none, &tail), None);
