@@ -58,26 +58,41 @@ unsafe impl Zeroable for u64 {}
 /// value), so a refusal must be an error reply and never abort the server. Zeroed by the
 /// allocator (calloc), so the kernel's zero pages back the block until it is written.
 pub fn zeroed<T: Zeroable>(count: usize) -> Result<Box<[T]>, OutOfMemory> {
-    let refused = OutOfMemory {
-        bytes: (count as u64).saturating_mul(std::mem::size_of::<T>() as u64),
-    };
     if count == 0 {
         return Ok(Box::new([]));
     }
+    let refused = OutOfMemory {
+        bytes: (count as u64).saturating_mul(std::mem::size_of::<T>() as u64),
+    };
     let layout = std::alloc::Layout::array::<T>(count).map_err(|_| refused)?;
-    // SAFETY: the layout has a non-zero size (count > 0, and no Zeroable type here is zero-
-    // sized); the block, when not null, holds `count` zeroed T, each a valid value (the
-    // Zeroable contract), owned by the Box from here on (made by the global allocator, as Box
+    let block = zeroed_block(layout)?.cast::<T>();
+    // SAFETY: the block holds `count` zeroed T, each a valid value (the Zeroable contract),
+    // aligned for T, owned by the Box from here on (made by the global allocator, as Box
     // frees it).
-    unsafe {
-        let block = std::alloc::alloc_zeroed(layout).cast::<T>();
-        if block.is_null() {
-            return Err(refused);
-        }
-        Ok(Box::from_raw(std::ptr::slice_from_raw_parts_mut(
-            block, count,
-        )))
+    Ok(unsafe { Box::from_raw(std::ptr::slice_from_raw_parts_mut(block.as_ptr(), count)) })
+}
+
+/// A zeroed block of `layout` (its size not zero) from the global allocator, or the error when
+/// it refuses.
+pub(crate) fn zeroed_block(
+    layout: std::alloc::Layout,
+) -> Result<std::ptr::NonNull<u8>, OutOfMemory> {
+    debug_assert!(layout.size() > 0);
+    let refused = OutOfMemory {
+        bytes: layout.size() as u64,
+    };
+    // SAFETY: the layout has a non-zero size (the caller's contract).
+    let block = unsafe { std::alloc::alloc_zeroed(layout) };
+    let block = std::ptr::NonNull::new(block).ok_or(refused)?;
+    // A block the allocator misaligned (the C library's malloc put a window's 64-byte lines
+    // 16 bytes past a boundary until the module's allocator headered them) is refused: a Box
+    // of it would be undefined behaviour.
+    if !(block.as_ptr() as usize).is_multiple_of(layout.align()) {
+        // SAFETY: the block was just made with this layout, and nothing else holds it.
+        unsafe { std::alloc::dealloc(block.as_ptr(), layout) };
+        return Err(refused);
     }
+    Ok(block)
 }
 
 /// Blocks at least this large are zeroed by handing their whole pages back to the kernel

@@ -63,6 +63,8 @@ unsafe fn load(
     argv: *mut *mut raw::RedisModuleString,
     argc: c_int,
 ) -> Result<Capabilities, String> {
+    // First: how blocks aligned past 16 bytes are made depends on the allocator it finds.
+    alloc::probe_allocator();
     // SAFETY: Redis passes `argc` valid strings, alive for the whole OnLoad call.
     let args = unsafe { Args::from_raw(argv, argc) };
     // Unlike a command's argv, the load arguments have no command name in front.
@@ -85,7 +87,6 @@ unsafe fn load(
     // The window design search's rate tables (10 ms, once): the first window created then
     // costs what every other does.
     rsbloom_core::window::rotating::design::prepare();
-    alloc::probe_size_classes();
     Ok(caps)
 }
 
