@@ -83,6 +83,23 @@ impl<'m> Defrag<'m> {
         });
     }
 
+    /// A block owned through a pointer (`None`: an empty one, a step all the same): `adopt`
+    /// takes its new address when it moved, and must treat the old one as freed.
+    pub(crate) fn owned(
+        &mut self,
+        block: Option<std::ptr::NonNull<u8>>,
+        adopt: impl FnOnce(std::ptr::NonNull<u8>),
+    ) {
+        self.step(|mover| {
+            let moved = block.and_then(|block| mover.moved(block.as_ptr()));
+            let Some(new) = moved.and_then(std::ptr::NonNull::new) else {
+                return false;
+            };
+            adopt(new);
+            true
+        });
+    }
+
     /// A vector's buffer (its spare capacity included).
     pub fn vec<T>(&mut self, v: &mut Vec<T>) {
         self.step(|mover| {
