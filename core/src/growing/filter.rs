@@ -7,7 +7,6 @@ use crate::growing::design::{self, PER_CHUNK};
 use crate::hints;
 use crate::memory::allocated;
 use crate::outcome::{AddOutcome, FilterError};
-use std::marker::PhantomData;
 use xxhash_rust::xxh3::xxh3_128_with_seed;
 
 /// Chunks per segment of the chunk table: the table grows a segment at a time, so it never
@@ -190,10 +189,12 @@ impl Growing {
         items: impl Iterator<Item = &'a [u8]>,
         answer: impl FnMut(bool),
     ) {
-        run_batch(Lookups {
-            filter: self,
+        run_batch(Staged {
             items,
-            answer,
+            stages: Lookups {
+                filter: self,
+                answer,
+            },
         });
     }
 
@@ -257,11 +258,13 @@ impl Growing {
         max_bytes: u64,
         outcome: impl FnMut(Result<AddOutcome, FilterError>) -> bool,
     ) {
-        run_batch(Adds {
-            filter: self,
+        run_batch(Staged {
             items,
-            max_bytes,
-            outcome,
+            stages: Adds {
+                filter: self,
+                max_bytes,
+                outcome,
+            },
         });
     }
 
@@ -326,8 +329,23 @@ trait Stages {
     type Probe: Copy + Default;
     fn filter(&self) -> &Growing;
     fn prepare(&self, hash: u128, place: Located) -> Self::Probe;
-    /// The item's work; returns whether to go on.
-    fn step(&mut self, probe: Self::Probe) -> bool;
+    /// The item's work, compiled for a [`Select`]; returns whether to go on.
+    fn step<S: Select>(&mut self, probe: Self::Probe) -> bool;
+}
+
+/// A batch's items and the stages they go through: the [`Batch`] that `run_batch` compiles.
+struct Staged<I, T> {
+    items: I,
+    stages: T,
+}
+
+impl<'a, I: Iterator<Item = &'a [u8]>, T: Stages> Batch for Staged<I, T> {
+    type Output = ();
+
+    #[inline(always)]
+    fn run<S: Select>(mut self) {
+        staged::<S, T>(&mut self.stages, self.items);
+    }
 }
 
 /// A batch in blocks of [`BLOCK`] items, each block in three passes, as a lookup's loads
@@ -341,7 +359,7 @@ trait Stages {
 /// 1.79 (blocks of 32: 1.81). `step` may change the filter between items (a split): the
 /// hints then miss, the answers do not, as an add's step locates its hash afresh.
 #[inline(always)]
-fn staged<'a, T: Stages>(stages: &mut T, mut items: impl Iterator<Item = &'a [u8]>) {
+fn staged<'a, S: Select, T: Stages>(stages: &mut T, mut items: impl Iterator<Item = &'a [u8]>) {
     let mut hashes = [0u128; BLOCK];
     let mut located = [Located::default(); BLOCK];
     let mut probes = [T::Probe::default(); BLOCK];
@@ -363,28 +381,20 @@ fn staged<'a, T: Stages>(stages: &mut T, mut items: impl Iterator<Item = &'a [u8
             *probe = stages.prepare(hash, place);
         }
         for &probe in &probes[..n] {
-            if !stages.step(probe) {
+            if !stages.step::<S>(probe) {
                 return;
             }
         }
     }
 }
 
-/// A batch of lookups ([`Growing::contains_many`]).
-struct Lookups<'g, I, A> {
+/// A lookup's stages ([`Growing::contains_many`]).
+struct Lookups<'g, A> {
     filter: &'g Growing,
-    items: I,
     answer: A,
 }
 
-/// A lookup's stages, for a [`Select`].
-struct LookupStages<'g, A, S> {
-    filter: &'g Growing,
-    answer: A,
-    select: PhantomData<S>,
-}
-
-impl<'g, A: FnMut(bool), S: Select> Stages for LookupStages<'g, A, S> {
+impl<'g, A: FnMut(bool)> Stages for Lookups<'g, A> {
     type Probe = (CellProbe<'g>, u64);
 
     #[inline(always)]
@@ -400,48 +410,21 @@ impl<'g, A: FnMut(bool), S: Select> Stages for LookupStages<'g, A, S> {
     }
 
     #[inline(always)]
-    fn step(&mut self, (probe, rest): Self::Probe) -> bool {
+    fn step<S: Select>(&mut self, (probe, rest): Self::Probe) -> bool {
         (self.answer)(probe.matches::<S>(self.filter.shape, rest));
         true
     }
 }
 
-impl<'a, I: Iterator<Item = &'a [u8]>, A: FnMut(bool)> Batch for Lookups<'_, I, A> {
-    type Output = ();
-
-    #[inline(always)]
-    fn run<S: Select>(self) {
-        let mut stages = LookupStages::<_, S> {
-            filter: self.filter,
-            answer: self.answer,
-            select: PhantomData,
-        };
-        staged(&mut stages, self.items);
-    }
-}
-
-/// A batch of adds ([`Growing::add_many`]).
-struct Adds<'g, I, O> {
-    filter: &'g mut Growing,
-    items: I,
-    max_bytes: u64,
-    outcome: O,
-}
-
-/// An add's stages, for a [`Select`]: the second only requests the lines, as the third
+/// An add's stages ([`Growing::add_many`]): the second only requests the lines, as the third
 /// locates the item again (a split between may have moved it).
-struct AddStages<'g, O, S> {
+struct Adds<'g, O> {
     filter: &'g mut Growing,
     max_bytes: u64,
     outcome: O,
-    select: PhantomData<S>,
 }
 
-impl<O, S> Stages for AddStages<'_, O, S>
-where
-    O: FnMut(Result<AddOutcome, FilterError>) -> bool,
-    S: Select,
-{
+impl<O: FnMut(Result<AddOutcome, FilterError>) -> bool> Stages for Adds<'_, O> {
     type Probe = u128;
 
     #[inline(always)]
@@ -456,26 +439,7 @@ where
     }
 
     #[inline(always)]
-    fn step(&mut self, hash: u128) -> bool {
+    fn step<S: Select>(&mut self, hash: u128) -> bool {
         (self.outcome)(self.filter.add_hashed::<S>(hash, self.max_bytes))
-    }
-}
-
-impl<'a, I, O> Batch for Adds<'_, I, O>
-where
-    I: Iterator<Item = &'a [u8]>,
-    O: FnMut(Result<AddOutcome, FilterError>) -> bool,
-{
-    type Output = ();
-
-    #[inline(always)]
-    fn run<S: Select>(self) {
-        let mut stages = AddStages::<_, S> {
-            filter: self.filter,
-            max_bytes: self.max_bytes,
-            outcome: self.outcome,
-            select: PhantomData,
-        };
-        staged(&mut stages, self.items);
     }
 }
