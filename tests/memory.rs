@@ -169,16 +169,10 @@ fn keys_cost_no_more_than_redisbloom_and_memory_usage_tells_the_truth() {
     }
 }
 
-/// A server under an address-space limit (`prlimit --as`, as a container's memory limit or
-/// strict overcommit refuses memory): every filter whose memory the allocator refuses is an
-/// error reply that changes nothing, and the server goes on serving. Before, Redis's
-/// allocator aborted the server ("Out of memory allocating …").
-#[test]
-fn a_refused_allocation_is_an_error_reply_and_the_server_goes_on() {
-    let _alone = alone();
-    // The server run through prlimit by a wrapper that execs it (so its pid is the server's).
-    let dir = std::env::temp_dir().join(format!("rsbloom-prlimit-{}", std::process::id()));
-    std::fs::create_dir_all(&dir).unwrap();
+/// A server under a 1 GB address-space limit: run through prlimit by a wrapper in `dir` that
+/// execs it (so its pid is the server's).
+fn server_under_1gb(dir: &std::path::Path) -> Server {
+    std::fs::create_dir_all(dir).unwrap();
     let wrapper = dir.join("redis-server-1gb");
     std::fs::write(
         &wrapper,
@@ -190,8 +184,19 @@ fn a_refused_allocation_is_an_error_reply_and_the_server_goes_on() {
     .unwrap();
     use std::os::unix::fs::PermissionsExt;
     std::fs::set_permissions(&wrapper, std::fs::Permissions::from_mode(0o755)).unwrap();
-    let s = Server::start_on(wrapper.to_str().unwrap(), &module_path(), None, &[], &[])
-        .expect("a server under prlimit");
+    Server::start_on(wrapper.to_str().unwrap(), &module_path(), None, &[], &[])
+        .expect("a server under prlimit")
+}
+
+/// A server under an address-space limit (`prlimit --as`, as a container's memory limit or
+/// strict overcommit refuses memory): every filter whose memory the allocator refuses is an
+/// error reply that changes nothing, and the server goes on serving. Before, Redis's
+/// allocator aborted the server ("Out of memory allocating …").
+#[test]
+fn a_refused_allocation_is_an_error_reply_and_the_server_goes_on() {
+    let _alone = alone();
+    let dir = std::env::temp_dir().join(format!("rsbloom-prlimit-{}", std::process::id()));
+    let s = server_under_1gb(&dir);
     let mut c = s.conn();
     let refused = err("ERR Insufficient memory to create filter");
     // Under the default per-filter cap (2 GiB): 1.2 GB of bits.
@@ -359,5 +364,53 @@ fn active_defrag_moves_the_filters_blocks() {
         let key = format!("k{i}");
         let cmd = if i % 4 == 2 { "CF.EXISTS" } else { "BF.EXISTS" };
         assert_eq!(run(&mut c, &[cmd, &key, "x"]), int(1), "{key}");
+    }
+}
+
+/// COPY of a key whose copy the allocator refuses (a filter of over half a 1 GB address
+/// space): COPY answers an error, the key is unchanged and the copy absent, and the server goes
+/// on. Before, copying a filter's large block aborted the server ("memory allocation of ...
+/// failed"), for every kind.
+#[test]
+fn a_copy_the_allocator_refuses_is_an_error_and_the_server_goes_on() {
+    let _alone = alone();
+    let kinds: [&[&str]; 4] = [
+        &["BF.RESERVE", "f", "0.01", "350000000"],
+        &["BF.RESERVE", "f", "0.01", "230000000", "WINDOW", "60"],
+        &["BF.RESERVE", "f", "0.01", "230000000", "SLIDING"],
+        &["CF.RESERVE", "f", "500000000"],
+    ];
+    for (i, reserve) in kinds.into_iter().enumerate() {
+        let dir = std::env::temp_dir().join(format!("rsbloom-copy-{}-{i}", std::process::id()));
+        let s = server_under_1gb(&dir);
+        let mut c = s.conn();
+        assert_eq!(run(&mut c, reserve), ok(), "{reserve:?}");
+        let add = if reserve[0] == "CF.RESERVE" {
+            "CF.ADD"
+        } else {
+            "BF.ADD"
+        };
+        let exists = if reserve[0] == "CF.RESERVE" {
+            "CF.EXISTS"
+        } else {
+            "BF.EXISTS"
+        };
+        assert_eq!(run(&mut c, &[add, "f", "kept"]), int(1), "{reserve:?}");
+        let Reply::Int(usage) = run(&mut c, &["MEMORY", "USAGE", "f"]) else {
+            panic!("MEMORY USAGE")
+        };
+        assert!(
+            usage > 450_000_000,
+            "{reserve:?}: {usage} bytes, too small to be refused"
+        );
+        assert!(
+            run(&mut c, &["COPY", "f", "g"]).is_err(),
+            "{reserve:?}: a copy of {usage} bytes fit"
+        );
+        assert_eq!(run(&mut c, &["PING"]), Reply::Status("PONG".into()));
+        assert_eq!(run(&mut c, &["EXISTS", "g"]), int(0), "{reserve:?}");
+        assert_eq!(run(&mut c, &[exists, "f", "kept"]), int(1), "{reserve:?}");
+        drop(s);
+        let _ = std::fs::remove_dir_all(&dir);
     }
 }

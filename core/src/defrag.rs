@@ -6,6 +6,8 @@
 //! bounded steps. Large blocks are left where they are by the allocator itself (they have
 //! pages of their own), so a step costs a call and, for a small block, a copy.
 
+use crate::memory::{Block, Zeroable};
+
 /// What moves blocks: the server's defrag allocator, behind the module's safe wrapper.
 pub trait Mover {
     /// The new address of the block at `block` when the allocator moved it (its bytes
@@ -83,19 +85,20 @@ impl<'m> Defrag<'m> {
         });
     }
 
-    /// A block owned through a pointer (`None`: an empty one, a step all the same): `adopt`
-    /// takes its new address when it moved, and must treat the old one as freed.
-    pub(crate) fn owned(
-        &mut self,
-        block: Option<std::ptr::NonNull<u8>>,
-        adopt: impl FnOnce(std::ptr::NonNull<u8>),
-    ) {
+    /// A filter's large array ([`Block`]).
+    pub fn block<T: Zeroable>(&mut self, block: &mut Block<T>) {
         self.step(|mover| {
-            let moved = block.and_then(|block| mover.moved(block.as_ptr()));
-            let Some(new) = moved.and_then(std::ptr::NonNull::new) else {
+            let Some(new) = block.start().and_then(|start| mover.moved(start.as_ptr())) else {
                 return false;
             };
-            adopt(new);
+            let Some(new) = std::ptr::NonNull::new(new) else {
+                return false;
+            };
+            // SAFETY: the mover copied the block's bytes to `new`, a block of the same size
+            // class from the same allocator (jemalloc, the only one a server defragments with,
+            // whose classes from 4 KiB up are multiples of 64, so aligned as the old one), and
+            // freed the old block.
+            unsafe { block.moved_to(new) };
             true
         });
     }

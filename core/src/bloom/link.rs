@@ -1,8 +1,7 @@
 //! One link of a chain: a fixed-size Bloom filter with its own capacity and error rate.
 
 use crate::defrag::Defrag;
-use crate::lines::Words;
-use crate::memory::OutOfMemory;
+use crate::memory::{Block, OutOfMemory};
 
 use crate::blocked::{has_pattern, pattern, BLOCK_BITS};
 use crate::hash::{mix64, reduce, ItemHash};
@@ -115,13 +114,13 @@ pub struct Link {
     /// Items added to this link (adds that set at least one new bit).
     pub items: u64,
     /// The bits, 64 to a word: bit `x` is bit `x % 64` of word `x / 64`.
-    bits: Words,
+    bits: Block<u64>,
 }
 
 impl Link {
     /// Moves its bits' block where the server's defrag allocator says.
     pub(crate) fn defrag(&mut self, d: &mut Defrag) {
-        self.bits.defrag(d);
+        d.block(&mut self.bits);
     }
 
     /// A zeroed link of the given geometry, or the error when the allocator refuses its bits.
@@ -131,7 +130,7 @@ impl Link {
         error: f64,
         geometry: Geometry,
     ) -> Result<Self, OutOfMemory> {
-        let mut words = Words::zeroed((geometry.bits / 64) as usize)?;
+        let mut words = Block::zeroed((geometry.bits / 64) as usize)?;
         hints::advise_huge_pages(&mut words);
         Ok(Link {
             layout,

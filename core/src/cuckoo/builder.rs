@@ -3,6 +3,7 @@
 
 use crate::codec::{machine_memory, DecodeError};
 use crate::cuckoo::filter::{self, Cuckoo, MAX_BUCKETS, MAX_EXPANSION, MAX_FILTERS};
+use crate::memory::Block;
 
 /// A cuckoo filter as a serialised form describes it, before its sub-filters.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -42,7 +43,7 @@ impl CuckooHeader {
 #[derive(Debug)]
 pub(crate) struct CuckooBuilder {
     header: CuckooHeader,
-    filters: Vec<Box<[u8]>>,
+    filters: Vec<Block<u8>>,
     bytes: u64,
 }
 

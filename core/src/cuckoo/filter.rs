@@ -25,7 +25,7 @@ use crate::defrag::Defrag;
 use crate::hash::murmur64a;
 use crate::hints::{advise_huge_pages, prefetch_byte};
 use crate::lookahead::{answer_ahead, each_ahead};
-use crate::memory::{self, allocated, OutOfMemory};
+use crate::memory::{allocated, Block, OutOfMemory};
 use crate::spec::CuckooSpec;
 
 /// The most sub-filters a filter holds (RedisBloom's count is 16 bits, and wraps past this).
@@ -128,7 +128,7 @@ enum Compaction {
 /// slots' length without a division ([`Cuckoo::filter_buckets`]).
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub(super) struct Sub {
-    slots: Box<[u8]>,
+    slots: Block<u8>,
 }
 
 /// A cuckoo filter.
@@ -155,7 +155,7 @@ impl Cuckoo {
     pub fn defrag(&mut self, d: &mut Defrag) {
         d.slice(&mut self.filters);
         for f in self.filters.iter_mut() {
-            d.slice(&mut f.slots);
+            d.block(&mut f.slots);
         }
     }
 
@@ -188,7 +188,7 @@ impl Cuckoo {
     /// A filter of the given parts, from a decoder that checked them
     /// ([`crate::cuckoo::builder::CuckooBuilder::finish`] and the tests).
     pub(super) fn from_parts(
-        filters: Vec<Box<[u8]>>,
+        filters: Vec<Block<u8>>,
         bucket_size: u8,
         max_iterations: u16,
         expansion: u16,
@@ -609,9 +609,9 @@ pub(crate) const AHEAD: usize = 8;
 /// A zeroed slot array (calloc: the kernel's zero pages until written), on huge pages when it
 /// is large: a lookup in a big sub-filter touches two random lines, and with 4 KiB pages each
 /// is also a TLB miss.
-pub(super) fn zeroed(bytes: u64) -> Result<Box<[u8]>, OutOfMemory> {
+pub(super) fn zeroed(bytes: u64) -> Result<Block<u8>, OutOfMemory> {
     let mut slots =
-        memory::zeroed::<u8>(usize::try_from(bytes).map_err(|_| OutOfMemory { bytes })?)?;
+        Block::<u8>::zeroed(usize::try_from(bytes).map_err(|_| OutOfMemory { bytes })?)?;
     advise_huge_pages(&mut slots);
     Ok(slots)
 }

@@ -96,12 +96,12 @@ impl Sliding {
         d.vec(&mut self.slices);
         for slice in &mut self.slices {
             if let Storage::Own(words) = &mut slice.storage {
-                d.slice(words);
+                d.block(words);
             }
         }
         if let Some(ring) = &mut self.ring {
             d.slice(&mut ring.group_salts);
-            d.slice(&mut ring.data);
+            d.block(&mut ring.data);
         }
     }
 

@@ -5,7 +5,7 @@
 use crate::hash::{mix64, reduce, ItemHash};
 use crate::hints;
 use crate::lines::{self, Line, LINE_BITS};
-use crate::memory::{self, OutOfMemory};
+use crate::memory::{Block, OutOfMemory};
 use crate::sizing::{words_as_bytes, words_as_bytes_mut};
 use crate::sizing::{MAX_LINK_BITS, WORD_BITS};
 use crate::window::partitioned::limits::fill;
@@ -55,7 +55,7 @@ pub struct Ring {
     /// Lines per group.
     pub(super) lines: u64,
     pub(super) group_salts: Box<[u64]>,
-    pub(super) data: Box<[Line]>,
+    pub(super) data: Block<Line>,
 }
 
 impl Ring {
@@ -186,7 +186,7 @@ pub(super) enum Storage {
     /// Its own bit array: a slice of the sliced layout (a filter from before the blocked one),
     /// or one the ring has no place for (a grown slice, or a base slice while its place is
     /// taken during a burst).
-    Own(Box<[u64]>),
+    Own(Block<u64>),
     /// A segment of the ring: at `offset` bits into one line (per item) of its group's.
     Ring { group: u32, offset: u32 },
 }
@@ -224,7 +224,7 @@ impl Slice {
         capacity: u64,
         level: u32,
     ) -> Result<Self, OutOfMemory> {
-        let mut words = memory::zeroed::<u64>((bits / WORD_BITS) as usize)?;
+        let mut words = Block::<u64>::zeroed((bits / WORD_BITS) as usize)?;
         hints::advise_huge_pages(&mut words);
         Ok(Slice::with_storage(
             generation,

@@ -45,7 +45,7 @@ use std::sync::atomic::{AtomicU64, Ordering};
 use crate::defrag::Defrag;
 use crate::hash::{reduce, ItemHash};
 use crate::lines::{self, Line};
-use crate::memory::{allocated, OutOfMemory};
+use crate::memory::{allocated, Block, OutOfMemory};
 use crate::outcome::FilterError;
 use crate::sizing::MAX_LINK_BITS;
 use crate::spec::{FilterSpec, Window};
@@ -81,7 +81,7 @@ pub struct Extra {
     pub capacity: u64,
     /// Items added to it.
     pub load: u64,
-    pub(crate) lines: Box<[Line]>,
+    pub(crate) lines: Block<Line>,
 }
 
 impl Extra {
@@ -180,7 +180,7 @@ pub struct Rotating {
     /// `r + 1` slots; generation `x` in slot `x % (r + 1)`.
     pub(crate) slots: Vec<Slot>,
     /// The base arrays, interleaved: line `b·(r+1) + s` is block `b` of slot `s`.
-    pub(crate) base_lines: Box<[Line]>,
+    pub(crate) base_lines: Block<Line>,
     /// Whether some slot has extras (a lookup then tests them too).
     pub(crate) has_extras: bool,
     pub(crate) watch: Watch,
@@ -194,10 +194,10 @@ impl Rotating {
         for slot in &mut self.slots {
             d.vec(&mut slot.extras);
             for extra in &mut slot.extras {
-                d.slice(&mut extra.lines);
+                d.block(&mut extra.lines);
             }
         }
-        d.slice(&mut self.base_lines);
+        d.block(&mut self.base_lines);
     }
 
     /// A new, empty window filter for `spec` (whose window is `Count` or `Time`), hashed under
