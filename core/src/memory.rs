@@ -42,6 +42,16 @@ pub struct OutOfMemory {
     pub bytes: u64,
 }
 
+impl OutOfMemory {
+    /// Ends a filter's copy (COPY of a key, through `Clone`, which cannot return an error):
+    /// a panic whose payload is this refusal, which the module's COPY turns into a failed
+    /// COPY (and its panic hook into one log line), where a copy's allocation failure aborted
+    /// the server.
+    pub fn refuse_copy(self) -> ! {
+        std::panic::panic_any(self)
+    }
+}
+
 /// Types whose all-zero bytes are a valid value, which [`zeroed`] may hand out.
 ///
 /// # Safety
@@ -105,9 +115,9 @@ const LINED_MIN_BYTES: usize = 4096;
 
 /// A filter's large array (a link's bits, a window's lines, a cuckoo filter's slots): zeroed
 /// values owned like a `Box<[T]>`, starting on a cache line from [`LINED_MIN_BYTES`] up (which
-/// a `Box<[T]>`'s layout can neither promise nor free). Its copy (COPY of a key) panics when
-/// the allocator refuses the block, which the module's COPY turns into a failed COPY, where a
-/// `Box<[T]>`'s copy aborted the server.
+/// a `Box<[T]>`'s layout can neither promise nor free). Its copy (COPY of a key) ends when the
+/// allocator refuses the block ([`OutOfMemory::refuse_copy`]), where a `Box<[T]>`'s copy
+/// aborted the server.
 pub struct Block<T: Zeroable> {
     start: std::ptr::NonNull<T>,
     len: usize,
@@ -185,7 +195,7 @@ impl<T: Zeroable> Drop for Block<T> {
 
 impl<T: Zeroable> Clone for Block<T> {
     fn clone(&self) -> Self {
-        let mut copy = Block::zeroed(self.len).expect("memory for a copy of a filter's block");
+        let mut copy = Block::zeroed(self.len).unwrap_or_else(|refused| refused.refuse_copy());
         copy.copy_from_slice(self);
         copy
     }
@@ -204,6 +214,22 @@ impl<T: Zeroable + PartialEq> PartialEq for Block<T> {
 }
 
 impl<T: Zeroable + Eq> Eq for Block<T> {}
+
+/// A copy of `values` in a vector of `capacity` (at least their count), for a filter's copy
+/// (COPY of a key): a refused allocation ends it ([`OutOfMemory::refuse_copy`]), where
+/// `Vec::clone` aborted the server.
+pub(crate) fn copied_vec<T: Clone>(values: &[T], capacity: usize) -> Vec<T> {
+    let capacity = capacity.max(values.len());
+    let mut copy = Vec::new();
+    if copy.try_reserve_exact(capacity).is_err() {
+        OutOfMemory {
+            bytes: (capacity as u64).saturating_mul(std::mem::size_of::<T>() as u64),
+        }
+        .refuse_copy();
+    }
+    copy.extend_from_slice(values);
+    copy
+}
 
 /// Blocks at least this large are zeroed by handing their whole pages back to the kernel
 /// (which maps zero pages until they are written) instead of writing zeros into them.

@@ -65,6 +65,7 @@ unsafe fn load(
 ) -> Result<Capabilities, String> {
     // First: how blocks aligned past 16 bytes are made depends on the allocator it finds.
     alloc::probe_allocator();
+    unwind::log_refused_copies();
     // SAFETY: Redis passes `argc` valid strings, alive for the whole OnLoad call.
     let args = unsafe { Args::from_raw(argv, argc) };
     // Unlike a command's argv, the load arguments have no command name in front.

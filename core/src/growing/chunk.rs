@@ -150,11 +150,26 @@ impl Group {
 
 /// One chunk: its block, its entry count and the entries before each group but the first
 /// (32 bytes in the table).
-#[derive(Debug, Clone, PartialEq, Eq, Default)]
+#[derive(Debug, PartialEq, Eq, Default)]
 pub(crate) struct Chunk {
     words: Box<[u64]>,
     entries: u16,
     starts: [u16; MAX_GROUPS - 1],
+}
+
+/// A copy whose block the allocator may refuse ([`OutOfMemory::refuse_copy`]), where the
+/// derived copy aborted the server.
+impl Clone for Chunk {
+    fn clone(&self) -> Self {
+        let mut words =
+            zeroed_block(self.words.len()).unwrap_or_else(|refused| refused.refuse_copy());
+        words.copy_from_slice(&self.words);
+        Chunk {
+            words,
+            entries: self.entries,
+            starts: self.starts,
+        }
+    }
 }
 
 /// The most entries a chunk holds: a chunk has about [`PER_CHUNK`](super::design::PER_CHUNK)

@@ -5,7 +5,7 @@ use crate::growing::bits::{run_batch, Batch, Select};
 use crate::growing::chunk::{CellProbe, Chunk, Shape};
 use crate::growing::design::{self, PER_CHUNK};
 use crate::hints;
-use crate::memory::allocated;
+use crate::memory::{allocated, copied_vec};
 use crate::outcome::{AddOutcome, FilterError};
 use xxhash_rust::xxh3::xxh3_128_with_seed;
 
@@ -24,7 +24,7 @@ type Located = (u64, usize, u64);
 
 /// A Bloom key's filter that is never sized: it starts at a capacity hint and grows one chunk at
 /// a time, holding its false-positive rate (see the folder's documentation).
-#[derive(Debug, Clone, PartialEq)]
+#[derive(Debug, PartialEq)]
 pub struct Growing {
     pub(crate) seed: u64,
     pub(crate) error: f64,
@@ -41,6 +41,31 @@ pub struct Growing {
     pub(crate) segments: Vec<Vec<Chunk>>,
     /// Bytes of the chunks' blocks, as the allocator gives them.
     pub(crate) block_bytes: u64,
+}
+
+/// A copy (COPY of a key) whose table and blocks the allocator may refuse
+/// ([`crate::memory::OutOfMemory::refuse_copy`]), where the derived copy aborted the server.
+impl Clone for Growing {
+    fn clone(&self) -> Self {
+        let mut segments = copied_vec(&[], self.segments.len());
+        segments.extend(
+            self.segments
+                .iter()
+                .map(|segment| copied_vec(segment, segment.capacity())),
+        );
+        Growing {
+            segments,
+            seed: self.seed,
+            error: self.error,
+            capacity: self.capacity,
+            shape: self.shape,
+            start_level: self.start_level,
+            level: self.level,
+            split: self.split,
+            items: self.items,
+            block_bytes: self.block_bytes,
+        }
+    }
 }
 
 impl Growing {

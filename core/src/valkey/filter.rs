@@ -106,13 +106,25 @@ pub(crate) fn empty_bitmap(
 
 /// One sub-filter: valkey-bloom's bit array (header included, as it is saved), its capacity
 /// and its items.
-#[derive(Debug, Clone, PartialEq)]
+#[derive(Debug, PartialEq)]
 pub struct SubFilter {
     raw: Vec<u8>,
     /// Items this sub-filter was sized for.
     pub capacity: u64,
     /// Items added to it (adds of items that no sub-filter held).
     pub items: u64,
+}
+
+/// A copy whose bit array the allocator may refuse ([`OutOfMemory::refuse_copy`]), where the
+/// derived copy aborted the server.
+impl Clone for SubFilter {
+    fn clone(&self) -> Self {
+        SubFilter {
+            raw: memory::copied_vec(&self.raw, self.raw.capacity()),
+            capacity: self.capacity,
+            items: self.items,
+        }
+    }
 }
 
 impl SubFilter {
