@@ -215,20 +215,22 @@ impl<T: Zeroable + PartialEq> PartialEq for Block<T> {
 
 impl<T: Zeroable + Eq> Eq for Block<T> {}
 
-/// A copy of `values` in a vector of `capacity` (at least their count), for a filter's copy
-/// (COPY of a key): a refused allocation ends it ([`OutOfMemory::refuse_copy`]), where
-/// `Vec::clone` aborted the server.
-pub(crate) fn copied_vec<T: Clone>(values: &[T], capacity: usize) -> Vec<T> {
+/// A copy of `values` in a vector of `capacity` (at least their count), or the allocator's
+/// refusal: a saved bit array read into a filter (`to_vec` aborts the server when refused).
+pub fn try_copied<T: Clone>(values: &[T], capacity: usize) -> Result<Vec<T>, OutOfMemory> {
     let capacity = capacity.max(values.len());
     let mut copy = Vec::new();
-    if copy.try_reserve_exact(capacity).is_err() {
-        OutOfMemory {
-            bytes: (capacity as u64).saturating_mul(std::mem::size_of::<T>() as u64),
-        }
-        .refuse_copy();
-    }
+    copy.try_reserve_exact(capacity).map_err(|_| OutOfMemory {
+        bytes: (capacity as u64).saturating_mul(std::mem::size_of::<T>() as u64),
+    })?;
     copy.extend_from_slice(values);
-    copy
+    Ok(copy)
+}
+
+/// [`try_copied`] for a filter's copy (COPY of a key): a refused allocation ends it
+/// ([`OutOfMemory::refuse_copy`]), where `Vec::clone` aborted the server.
+pub(crate) fn copied_vec<T: Clone>(values: &[T], capacity: usize) -> Vec<T> {
+    try_copied(values, capacity).unwrap_or_else(|refused| refused.refuse_copy())
 }
 
 /// Blocks at least this large are zeroed by handing their whole pages back to the kernel
@@ -277,6 +279,23 @@ pub const SERVER_VALUE_BYTES: u64 = 32;
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    /// A copy the allocator cannot make is the refusal, and a filter's copy ends with it as
+    /// the panic's payload (which the module's COPY and its panic hook recognise).
+    #[test]
+    fn a_refused_copy_is_an_error_or_a_payload() {
+        let huge = isize::MAX as usize / 2;
+        let refused = try_copied(&[1u8, 2], huge).unwrap_err();
+        assert_eq!(refused.bytes, huge as u64);
+        assert_eq!(try_copied(&[1u8, 2], 0).unwrap(), [1, 2]);
+        let ended = std::panic::catch_unwind(|| copied_vec(&[1u64], huge)).unwrap_err();
+        assert_eq!(
+            ended.downcast_ref::<OutOfMemory>(),
+            Some(&OutOfMemory {
+                bytes: (huge as u64).saturating_mul(8)
+            })
+        );
+    }
 
     /// Large blocks start on a cache line, small ones need not; both are zeroed, writable,
     /// copied and compared as their values.

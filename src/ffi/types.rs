@@ -174,7 +174,7 @@ impl FieldReader for RdbReader {
         if s.bytes().len() as u64 > max {
             return Err(DecodeError::LongPiece);
         }
-        Ok(s.bytes().to_vec())
+        Ok(rsbloom_core::memory::try_copied(s.bytes(), 0)?)
     }
     fn bytes_into(&mut self, dst: &mut [u8]) -> Result<usize, DecodeError> {
         let s = self.string()?;

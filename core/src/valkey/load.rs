@@ -9,6 +9,7 @@
 //! ```
 
 use crate::codec::DecodeError;
+use crate::memory;
 use crate::scandump::engine::Fields;
 use crate::valkey::builder::{ValkeyBuilder, ValkeyHeader};
 use crate::valkey::filter::ValkeyBloom;
@@ -71,7 +72,7 @@ pub fn decode(blob: &[u8]) -> Result<ValkeyBloom, LoadError> {
     let count = f.u64()?;
     for _ in 0..count {
         let len = f.u64()?;
-        let raw = f.bytes(len)?.to_vec();
+        let raw = memory::try_copied(f.bytes(len)?, 0).map_err(DecodeError::from)?;
         let items = f.u64()?;
         let capacity = f.u64()?;
         b.push(raw, capacity, items)?;
