@@ -30,12 +30,21 @@ impl Rotating {
         reduce(h.h1, self.blocks) as usize * self.slots.len()
     }
 
-    /// Requests the item's base lines.
+    /// Requests the item's base lines, and its line in every extra array.
     #[inline(always)]
     pub(crate) fn prefetch(&self, h: &ItemHash) {
         let first = self.first_line(h);
         for line in &self.base_lines[first..first + self.slots.len()] {
             hints::prefetch(&line.0[0]);
+        }
+        // A burst's extra arrays too: an absent item reads a line in each, and a present one
+        // added during the burst is found there; unrequested, each was a miss in turn. A 10M
+        // time window fed 5M items in one generation, BF.BULKEXISTS of present items: 3.2-3.4
+        // -> 5.7-5.8 M items/s (3 alternating pairs).
+        if self.has_extras {
+            for extra in self.slots.iter().flat_map(|s| &s.extras) {
+                hints::prefetch(&extra.lines[extra.line_of(h)].0[0]);
+            }
         }
     }
 
