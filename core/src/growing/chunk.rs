@@ -29,7 +29,7 @@ use crate::growing::bits::{
 };
 #[cfg(test)]
 use crate::growing::bits::{run_batch, Batch, Broadword};
-use crate::memory::{allocated, OutOfMemory};
+use crate::memory::{allocated, zeroed, OutOfMemory};
 
 /// Cells per group.
 const GROUP_CELLS: usize = 32;
@@ -114,16 +114,6 @@ fn block_words(needed: usize) -> usize {
     (allocated(needed * 8) / 8) as usize
 }
 
-/// A zeroed block of `words` words, or the allocator's refusal.
-fn zeroed_block(words: usize) -> Result<Box<[u64]>, OutOfMemory> {
-    let mut v: Vec<u64> = Vec::new();
-    v.try_reserve_exact(words).map_err(|_| OutOfMemory {
-        bytes: words as u64 * 8,
-    })?;
-    v.resize(words, 0);
-    Ok(v.into_boxed_slice())
-}
-
 /// Where a new entry of a cell goes: its header bit and its slot's first bit, as the chunk is
 /// now ([`Chunk::find`], [`Chunk::place`]).
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -162,7 +152,7 @@ pub(crate) struct Chunk {
 impl Clone for Chunk {
     fn clone(&self) -> Self {
         let mut words =
-            zeroed_block(self.words.len()).unwrap_or_else(|refused| refused.refuse_copy());
+            zeroed(self.words.len()).unwrap_or_else(|refused| refused.refuse_copy());
         words.copy_from_slice(&self.words);
         Chunk {
             words,
@@ -283,7 +273,7 @@ impl Chunk {
         }
         let needed = shape.words(entries + 1);
         if needed > self.words.len() {
-            let mut grown = zeroed_block(block_words(needed))?;
+            let mut grown = zeroed(block_words(needed))?;
             grown[..self.words.len()].copy_from_slice(&self.words);
             self.words = grown;
         }
@@ -328,7 +318,7 @@ impl Chunk {
                 bytes: 8 * shape.words(count) as u64,
             });
         }
-        let mut words = zeroed_block(block_words(shape.words(count)))?;
+        let mut words = zeroed(block_words(shape.words(count)))?;
         let mut starts = [0u16; MAX_GROUPS - 1];
         let group_cells = shape.group_cells();
         let mut at = 0;
@@ -460,7 +450,7 @@ impl Chunk {
         if count == 0 {
             return (starts == [0; MAX_GROUPS - 1]).then(Chunk::default);
         }
-        let mut words = zeroed_block(block_words(saved.len())).ok()?;
+        let mut words = zeroed(block_words(saved.len())).ok()?;
         words[..saved.len()].copy_from_slice(saved);
         let chunk = Chunk {
             words,
