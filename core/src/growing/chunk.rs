@@ -151,8 +151,7 @@ pub(crate) struct Chunk {
 /// derived copy aborted the server.
 impl Clone for Chunk {
     fn clone(&self) -> Self {
-        let mut words =
-            zeroed(self.words.len()).unwrap_or_else(|refused| refused.refuse_copy());
+        let mut words = zeroed(self.words.len()).unwrap_or_else(|refused| refused.refuse_copy());
         words.copy_from_slice(&self.words);
         Chunk {
             words,
