@@ -1,10 +1,12 @@
 //! Lookups: an item's `r + 1` base lines are consecutive (block `b` of every slot), requested
-//! together; a batch hashes and prefetches [`DEPTH`] items ahead, as a chain's batches do.
+//! together; a batch hashes and prefetches them a block of [`DEPTH`] items ahead, as a
+//! blocked link's batches do (BF.BULKEXISTS on a 10M time window holding 5M: 6.5-6.9 -> 7.5-7.7
+//! M items/s in blocks, where a ring interleaved the requests with the probes).
 
 use crate::blocked::{holds, pattern};
 use crate::hash::{reduce, ItemHash};
 use crate::hints;
-use crate::lookahead::answer_ahead;
+use crate::lookahead::answer_in_blocks;
 use crate::window::rotating::Rotating;
 
 /// An item's place in the base arrays: its first line (block `b` of slot 0) and its bits.
@@ -101,7 +103,7 @@ impl Rotating {
         answer: impl FnMut(bool),
     ) {
         let live = self.live_at(now);
-        answer_ahead::<_, _, _, DEPTH>(
+        answer_in_blocks::<_, _, _, DEPTH>(
             self,
             items,
             |f, item| {
