@@ -6,15 +6,15 @@
 //! points to: its batches go in blocks of three passes instead, `growing::filter::staged`):
 //!
 //! - **a ring** ([`answer_ahead`], [`each_ahead`]): one item prepared `DEPTH` items ahead of
-//!   the one probed, interleaved. For probes that are most of an item's work (a chain's links,
-//!   valkey-bloom's `k` lines): blocks lost 2-3% there (BF.BULKEXISTS on a 15-link chain).
+//!   the one probed, interleaved: every other batch (blocks lost 2-3% on a 15-link chain's
+//!   BF.BULKEXISTS, whose probes, not the loop, are the work).
 //! - **blocks** ([`answer_in_blocks`], [`each_in_blocks`]): the next `DEPTH` items prepared
 //!   in one short loop, then the block before stepped through in another, so each item's line
-//!   was requested `DEPTH` to `2 * DEPTH - 1` items before its step. For one line an item
-//!   (blocked links, rotating windows), where two small loops run faster than one large one:
-//!   BF.BULKADD of new items into a 10M filter 36.5 -> 31.3 ns an item in the core, 19.2 ->
-//!   22.3 M items/s in the server; BF.BULKEXISTS on a 10M time window 6.6 -> 7.4 M items/s
-//!   (alternating pairs), the same answers and bits.
+//!   was requested `DEPTH` to `2 * DEPTH - 1` items before its step. For a blocked link's adds
+//!   and a rotating window's lookups, where two small loops run faster than one large one:
+//!   BF.BULKADD of new items into a 10M filter 36.5 -> 31.3 ns an item in the core, 19.0 ->
+//!   22.4 M items/s in the server; BF.BULKEXISTS on a 10M time window 6.6 -> 7.4 M items/s
+//!   (alternating pairs), the same answers and bits. A blocked link's lookups lost 4% to them.
 
 /// A queue of up to `N` values, oldest first, in a fixed array: the look-ahead's window.
 struct Ring<T, const N: usize> {

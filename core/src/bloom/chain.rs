@@ -6,7 +6,7 @@ use crate::blocked::{array_rate, ArrayDesign, BLOCK_BITS};
 use crate::bloom::link::{Layout, Link, BLOCKED_MIN_BITS};
 use crate::defrag::Defrag;
 use crate::hash::ItemHash;
-use crate::lookahead::{answer_ahead, answer_in_blocks, each_ahead, each_in_blocks};
+use crate::lookahead::{answer_ahead, each_ahead, each_in_blocks};
 use crate::memory::allocated;
 use crate::outcome::{AddOutcome, FilterError};
 use crate::sizing::{self, Geometry};
@@ -16,7 +16,7 @@ use crate::spec::{FilterSpec, Growth};
 pub(crate) const NONSCALING_HEADROOM: f64 = 0.9;
 
 /// How many items ahead of the one being probed a chain's batch hashes and prefetches (its
-/// ring's depth; a blocked link's batches prepare blocks of as many). DRAM answers in ~150 ns
+/// ring's depth; a blocked link's adds prepare blocks of as many). DRAM answers in ~150 ns
 /// while a probe takes a few: several items' lines must be in flight to hide it, but not so
 /// many that the prefetches overflow the core's miss buffers or evict each other.
 pub(crate) const AHEAD: usize = 16;
@@ -289,7 +289,7 @@ impl Chain {
         answer: impl FnMut(bool),
     ) {
         let prepare = |link: &Link, item: &[u8]| link.request_block(&ItemHash::native(item, seed));
-        answer_in_blocks::<_, _, _, AHEAD>(link, items, prepare, Link::block_holds, answer);
+        answer_ahead::<_, _, _, AHEAD>(link, items, prepare, Link::block_holds, answer);
     }
 
     /// Adds an item. `max_bytes` is the per-filter limit a new link must fit under.
