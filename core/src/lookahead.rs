@@ -141,7 +141,8 @@ fn fill<'a, H, const N: usize>(
 }
 
 /// Passes each item's answer to `answer`, in order: `lookup` of its hash, prepared by
-/// `prepare` a block before (the read-only batches: MEXISTS, and MADD's look-ups).
+/// `prepare` a block before (the read-only batches): [`each_in_blocks`] over the filter
+/// shared, no step stopping.
 pub(crate) fn answer_in_blocks<'a, S, H: Copy + Default, A, const DEPTH: usize>(
     state: &S,
     items: impl Iterator<Item = &'a [u8]>,
@@ -149,22 +150,15 @@ pub(crate) fn answer_in_blocks<'a, S, H: Copy + Default, A, const DEPTH: usize>(
     lookup: impl Fn(&S, H) -> A,
     mut answer: impl FnMut(A),
 ) {
-    let mut items = items;
-    let mut blocks = [[H::default(); DEPTH]; 2];
-    let mut current = 0;
-    let mut len = fill(&mut blocks[current], &mut items, |item| {
-        prepare(state, item)
-    });
-    while len > 0 {
-        let next_len = fill(&mut blocks[current ^ 1], &mut items, |item| {
-            prepare(state, item)
-        });
-        for &h in &blocks[current][..len] {
+    each_in_blocks::<_, H, DEPTH>(
+        &mut &*state,
+        items,
+        |state, item| prepare(state, item),
+        |state, h| {
             answer(lookup(state, h));
-        }
-        current ^= 1;
-        len = next_len;
-    }
+            true
+        },
+    );
 }
 
 /// Runs `step` on each item's prepared hash, in order, each item prepared (hashed, its lines
