@@ -1,6 +1,6 @@
 //! Lookups: an item's `r + 1` base lines are consecutive (block `b` of every slot), requested
 //! together; a batch hashes and prefetches them a block of [`DEPTH`] items ahead, as a
-//! blocked link's batches do (BF.BULKEXISTS on a 10M time window holding 5M: 6.5-6.9 -> 7.5-7.7
+//! blocked link's adds do (BF.BULKEXISTS on a 10M time window holding 5M: 6.5-6.9 -> 7.5-7.7
 //! M items/s in blocks, where a ring interleaved the requests with the probes).
 
 use crate::blocked::{holds, pattern};
