@@ -16,7 +16,7 @@
 #   make deb       a Debian package of the built module (scripts/deb): target/debian/rsbloom_*.deb
 #   make install   the built module to $(DESTDIR)$(PREFIX)/lib/redis/modules/rsbloom.so
 #                  (PREFIX default /usr/local); make uninstall removes it
-#   make test-matrix    the command, persistence, replication, window, ACL, migration, valkey-bloom, cluster and Python
+#   make test-matrix    the command, persistence, replication, window, ACL, migration, valkey-bloom, memory, cluster and Python
 #                       client tests on Redis 7.4, Debian 13's Redis 8.0 and Valkey 8.1, and Valkey 9.1
 #                       (scripts/servers fetches them)
 #
@@ -176,7 +176,7 @@ test-py: pytest
 # durability ones, which exercise the module rather than the server.
 .PHONY: test-matrix
 MATRIX_SERVERS := redis-7.4 redis-8.0 valkey-8.1 valkey-9.1
-MATRIX_TESTS   := acl bloom bulk config cuckoo growing migration persistence replication valkey_bloom window
+MATRIX_TESTS   := acl bloom bulk config cuckoo growing memory migration persistence replication valkey_bloom window
 test-matrix: deps venv
 	$(VENV)/bin/python -m pip install -q --disable-pip-version-check $(PY_PKGS)
 	$(CARGO) build --release

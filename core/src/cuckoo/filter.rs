@@ -25,11 +25,12 @@ use crate::defrag::Defrag;
 use crate::hash::murmur64a;
 use crate::hints::{advise_huge_pages, prefetch_byte};
 use crate::lookahead::{answer_ahead, each_ahead};
-use crate::memory::{allocated, Block, OutOfMemory};
+use crate::memory::{allocated, Block, OutOfMemory, ShortSlice};
 use crate::spec::CuckooSpec;
 
-/// The most sub-filters a filter holds (RedisBloom's count is 16 bits, and wraps past this).
-pub const MAX_FILTERS: usize = 65535;
+/// The most sub-filters a filter holds (RedisBloom's count is 16 bits, and wraps past this;
+/// a [`ShortSlice`]'s length is too).
+pub const MAX_FILTERS: usize = u16::MAX as usize;
 
 /// Bucket counts must stay below this (RedisBloom's "Insufficient memory" bound).
 pub(crate) const MAX_BUCKETS: u64 = 1 << 56;
@@ -41,7 +42,7 @@ pub(crate) const MAX_EXPANSION: u16 = 32768;
 const ALT_MULTIPLIER: u64 = 0x5bd1_e995;
 
 /// RedisBloom's struct sizes, which `CF.INFO Size` reports (its test expects them): the filter
-/// header, and one per sub-filter. rsbloom's own are 48 and 16 bytes, pinned by a unit test;
+/// header, and one per sub-filter. rsbloom's own are the same 40 and 16 bytes, pinned by a unit test;
 /// `MEMORY USAGE` reports what its blocks really take ([`Cuckoo::heap_bytes`]).
 const REPORTED_HEADER_BYTES: u64 = 40;
 const REPORTED_FILTER_BYTES: u64 = 16;
@@ -134,10 +135,11 @@ pub(super) struct Sub {
 /// A cuckoo filter.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct Cuckoo {
-    /// The slot arrays, oldest first; sub-filter `k` has `len / bucket_size` buckets. A boxed
-    /// slice (no spare capacity, 8 bytes less than a `Vec`): it changes only when the filter
-    /// grows or compacts away its newest sub-filter.
-    filters: Box<[Sub]>,
+    /// The slot arrays, oldest first; sub-filter `k` has `len / bucket_size` buckets. A
+    /// [`ShortSlice`] (no spare capacity, 10 bytes where a `Vec` takes 24): it changes only
+    /// when the filter grows or compacts away its newest sub-filter, and holds at most
+    /// [`MAX_FILTERS`].
+    filters: ShortSlice<Sub>,
     /// Inserts minus deletes; wraps below 0 as RedisBloom's does (a loaded filter can say 0).
     items: u64,
     /// Deletes since the last compaction.
@@ -153,7 +155,9 @@ impl Cuckoo {
     /// Moves its blocks (the sub-filters' records and slots) where the server's defrag
     /// allocator says (the filter's own block is the key's, which the module moves).
     pub fn defrag(&mut self, d: &mut Defrag) {
-        d.slice(&mut self.filters);
+        let mut filters = std::mem::take(&mut self.filters).into_box();
+        d.slice(&mut filters);
+        self.filters = ShortSlice::from_box(filters).expect("as many sub-filters as before");
         for f in self.filters.iter_mut() {
             d.block(&mut f.slots);
         }
@@ -173,9 +177,10 @@ impl Cuckoo {
             });
         }
         Ok(Cuckoo {
-            filters: Box::new([Sub {
+            filters: ShortSlice::from_box(Box::new([Sub {
                 slots: zeroed(bytes)?,
-            }]),
+            }]))
+            .expect("one sub-filter"),
             items: 0,
             deletes: 0,
             seed,
@@ -197,7 +202,8 @@ impl Cuckoo {
         seed: u64,
     ) -> Self {
         Cuckoo {
-            filters: filters.into_iter().map(|slots| Sub { slots }).collect(),
+            filters: ShortSlice::from_vec(filters.into_iter().map(|slots| Sub { slots }).collect())
+                .expect("at most MAX_FILTERS, which the decoder checked"),
             items,
             deletes,
             seed,
@@ -511,9 +517,9 @@ impl Cuckoo {
             });
         }
         let slots = zeroed(bytes)?;
-        let mut filters = std::mem::take(&mut self.filters).into_vec();
+        let mut filters = std::mem::take(&mut self.filters).into_box().into_vec();
         filters.push(Sub { slots });
-        self.filters = filters.into_boxed_slice();
+        self.filters = ShortSlice::from_vec(filters).expect("fewer than MAX_FILTERS");
         Ok(bytes)
     }
 
@@ -574,9 +580,9 @@ impl Cuckoo {
                 }
             }
             if !stuck && j == self.filters.len() - 1 {
-                let mut filters = std::mem::take(&mut self.filters).into_vec();
+                let mut filters = std::mem::take(&mut self.filters).into_box().into_vec();
                 filters.pop();
-                self.filters = filters.into_boxed_slice();
+                self.filters = ShortSlice::from_vec(filters).expect("fewer than before");
             } else if stuck && mode == Compaction::Stop {
                 break;
             }
