@@ -42,8 +42,8 @@ pub(crate) const MAX_EXPANSION: u16 = 32768;
 const ALT_MULTIPLIER: u64 = 0x5bd1_e995;
 
 /// RedisBloom's struct sizes, which `CF.INFO Size` reports (its test expects them): the filter
-/// header, and one per sub-filter. rsbloom's own are the same 40 and 16 bytes, pinned by a unit test;
-/// `MEMORY USAGE` reports what its blocks really take ([`Cuckoo::heap_bytes`]).
+/// header, and one per sub-filter. rsbloom's own are the same 40 and 16 bytes, pinned by a unit
+/// test; `MEMORY USAGE` reports what its blocks really take ([`Cuckoo::heap_bytes`]).
 const REPORTED_HEADER_BYTES: u64 = 40;
 const REPORTED_FILTER_BYTES: u64 = 16;
 
