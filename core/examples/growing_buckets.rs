@@ -28,9 +28,9 @@ fn poisson(mean: f64, n: usize) -> Vec<f64> {
     p
 }
 
-/// A bucket of `bits` bits and `cells` cells: entries it holds (a unary header bit per cell
-/// and per entry, a slot per entry), its expected bits with overflow at this mean load, and
-/// the chance it overflows.
+/// A bucket of `bits` bits and the entries it holds (`new`: a unary header bit per cell and
+/// per entry, a slot per entry); `at` gives its expected bits, overflow included, and the
+/// chance it overflows at a mean load.
 struct Bucket {
     bits: f64,
     capacity: usize,

@@ -17,9 +17,9 @@ pub(crate) const NONSCALING_HEADROOM: f64 = 0.9;
 
 /// How many items ahead of the one being probed a chain's batch hashes and prefetches (its
 /// ring's depth; a blocked link's blocks, its adds' and its lookups' from 16 MiB, hold as
-/// many). DRAM answers in ~150 ns
-/// while a probe takes a few: several items' lines must be in flight to hide it, but not so
-/// many that the prefetches overflow the core's miss buffers or evict each other.
+/// many). DRAM answers in ~150 ns while a probe takes a few: several items' lines must be in
+/// flight to hide it, but not so many that the prefetches overflow the core's miss buffers or
+/// evict each other.
 pub(crate) const AHEAD: usize = 16;
 
 /// A blocked link's lookups go in blocks ([`answer_in_blocks`]) from this size up, where its

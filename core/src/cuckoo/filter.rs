@@ -517,10 +517,16 @@ impl Cuckoo {
             });
         }
         let slots = zeroed(bytes)?;
-        let mut filters = std::mem::take(&mut self.filters).into_box().into_vec();
-        filters.push(Sub { slots });
-        self.filters = ShortSlice::from_vec(filters).expect("fewer than MAX_FILTERS");
+        self.change_filters(|filters| filters.push(Sub { slots }));
         Ok(bytes)
+    }
+
+    /// Adds or removes sub-filters: the only changes of their count, which stays within
+    /// [`MAX_FILTERS`] (grow's check), so the short slice takes it.
+    fn change_filters(&mut self, change: impl FnOnce(&mut Vec<Sub>)) {
+        let mut filters = std::mem::take(&mut self.filters).into_box().into_vec();
+        change(&mut filters);
+        self.filters = ShortSlice::from_vec(filters).expect("at most MAX_FILTERS");
     }
 
     /// Deletes one copy: the first slot holding the fingerprint, newest sub-filter first, in
@@ -580,9 +586,9 @@ impl Cuckoo {
                 }
             }
             if !stuck && j == self.filters.len() - 1 {
-                let mut filters = std::mem::take(&mut self.filters).into_box().into_vec();
-                filters.pop();
-                self.filters = ShortSlice::from_vec(filters).expect("fewer than before");
+                self.change_filters(|filters| {
+                    filters.pop();
+                });
             } else if stuck && mode == Compaction::Stop {
                 break;
             }
