@@ -102,25 +102,25 @@ check: deps
 	$(CARGO) fmt --all -- --check
 	$(CARGO) clippy --workspace --all-targets -- -D warnings
 	RUSTDOCFLAGS="-D warnings" $(CARGO) doc --workspace --no-deps --document-private-items
-	$(CARGO) test --release --test architecture
+	$(CARGO) test --release -p rsbloom-tests --test architecture
 	$(CARGO) test --release --workspace --lib
 
-# The integration tests load the librsbloom.so of their own profile (the harness builds it when
-# it is missing or stale) and spawn their own server ($$RSBLOOM_TEST_SERVER, default Debian's
-# redis-server). tests/cluster/ and tests/big.rs run once each, in their own targets below
-# (one test at a time, figures printed). The main run names every other test target (--lib,
-# plus one --test per tests/*.rs and tests/*/main.rs): a plain `cargo test` cannot leave a
-# target out short of `test = false` in Cargo.toml, and `--skip` filters by test name in every
-# binary, not by file.
+# The integration tests (tests/, the package rsbloom-tests: its client crates never change the
+# module's build) load the librsbloom.so of their own profile (the harness builds it as `make
+# build` does, a no-op after it) and spawn their own server ($$RSBLOOM_TEST_SERVER, default
+# Debian's redis-server). tests/cluster/ and tests/big.rs run once each, in their own targets
+# below (one test at a time, figures printed). The main run names every other test target (one
+# --test per tests/*.rs and tests/*/main.rs; tests/architecture.rs checks that tests/Cargo.toml
+# declares each): `--skip` filters by test name in every binary, not by file.
 SCALE_TESTS := cluster big
 ALL_TESTS   := $(basename $(notdir $(wildcard tests/*.rs))) \
                $(notdir $(patsubst %/main.rs,%,$(wildcard tests/*/main.rs)))
 MAIN_TESTS  := $(filter-out $(SCALE_TESTS),$(ALL_TESTS))
 
-test: deps
-	$(CARGO) build --release
+test: build
 	$(CARGO) test --release -p rsbloom-core
-	$(CARGO) test --release --lib $(addprefix --test ,$(MAIN_TESTS)) -- --test-threads=2
+	$(CARGO) test --release -p rsbloom --lib
+	$(CARGO) test --release -p rsbloom-tests $(addprefix --test ,$(MAIN_TESTS)) -- --test-threads=2
 	$(MAKE) --no-print-directory test-cluster
 	$(MAKE) --no-print-directory test-big
 	$(MAKE) --no-print-directory pytest
@@ -128,23 +128,21 @@ test: deps
 	$(MAKE) --no-print-directory test-matrix
 
 .PHONY: test-cluster test-big
-test-cluster: deps
-	$(CARGO) build --release
-	$(CARGO) test --release --test cluster -- --test-threads=1 --nocapture
+test-cluster: build
+	$(CARGO) test --release -p rsbloom-tests --test cluster -- --test-threads=1 --nocapture
 
 # tests/big.rs holds a 585 MiB filter on up to three servers at once, and DUMP/RESTORE briefly
 # needs two more copies on the source and one on the target: about 3.5 GB together at peak
 # (the test prints it). Asking for 6 GB of MemAvailable leaves room for the rest of the machine.
 BIG_TEST_KB := 6000000
 
-test-big: deps
-	$(CARGO) build --release
+test-big: build
 	@avail=$$(awk '/^MemAvailable:/ {print $$2}' /proc/meminfo); \
 	if [ "$$avail" -lt $(BIG_TEST_KB) ]; then \
 	  echo "test-big: SKIPPED tests/big.rs (the >2^32-bit filter): it needs $(BIG_TEST_KB) kB of MemAvailable, this machine has $$avail kB"; \
 	else \
 	  echo "test-big: MemAvailable $$avail kB >= $(BIG_TEST_KB) kB, running tests/big.rs"; \
-	  $(CARGO) test --release --test big -- --test-threads=1 --nocapture; \
+	  $(CARGO) test --release -p rsbloom-tests --test big -- --test-threads=1 --nocapture; \
 	fi
 
 # Python tests (tests/py): redis-py's r.bf() API against rsbloom, and a differential run against
@@ -164,8 +162,7 @@ venv:
 	fi
 	$(VENV)/bin/python -m pip install -q --disable-pip-version-check $(PY_PKGS)
 
-pytest: venv
-	@[ -f $(MODULE) ] || $(CARGO) build --release
+pytest: build venv
 	$(VENV)/bin/python -m pytest -q tests/py
 
 test-py: pytest
@@ -177,15 +174,13 @@ test-py: pytest
 .PHONY: test-matrix
 MATRIX_SERVERS := redis-7.4 redis-8.0 valkey-8.1 valkey-9.1
 MATRIX_TESTS   := acl bloom bulk config cuckoo growing memory migration persistence replication valkey_bloom window
-test-matrix: deps venv
-	$(VENV)/bin/python -m pip install -q --disable-pip-version-check $(PY_PKGS)
-	$(CARGO) build --release
+test-matrix: build venv
 	@set -e; for s in $(MATRIX_SERVERS); do \
 	  server=$$(scripts/servers $$s); \
 	  echo "test-matrix: $$s: $$($$server --version)"; \
-	  RSBLOOM_TEST_SERVER=$$server $(CARGO) test --release $(addprefix --test ,$(MATRIX_TESTS)) \
+	  RSBLOOM_TEST_SERVER=$$server $(CARGO) test --release -p rsbloom-tests $(addprefix --test ,$(MATRIX_TESTS)) \
 	    -- --test-threads=2; \
-	  RSBLOOM_TEST_SERVER=$$server $(CARGO) test --release --test cluster -- --test-threads=1 --nocapture; \
+	  RSBLOOM_TEST_SERVER=$$server $(CARGO) test --release -p rsbloom-tests --test cluster -- --test-threads=1 --nocapture; \
 	  RSBLOOM_TEST_SERVER=$$server $(VENV)/bin/python -m pytest -q tests/py/test_client.py \
 	    tests/py/test_package.py; \
 	done

@@ -1,5 +1,6 @@
-//! ARCHITECTURE.md names every source file of both crates, and names no file that is gone: a
-//! file added under `src/` or `core/` without its line in the map fails here.
+//! The shape of the code: ARCHITECTURE.md names every source file of both crates and no file
+//! that is gone (a file added under `src/` or `core/` without its line in the map fails here),
+//! no import circle, the C API in one folder, short functions and files, every test declared.
 
 use std::collections::{BTreeMap, BTreeSet};
 use std::path::Path;
@@ -34,7 +35,7 @@ fn named_files(map: &str) -> BTreeSet<String> {
 
 #[test]
 fn the_map_names_every_source_file_and_no_other() {
-    let root = Path::new(env!("CARGO_MANIFEST_DIR"));
+    let root = Path::new(concat!(env!("CARGO_MANIFEST_DIR"), "/.."));
     let map = std::fs::read_to_string(root.join("ARCHITECTURE.md")).expect("ARCHITECTURE.md");
     let mut files = BTreeSet::new();
     for dir in [
@@ -539,7 +540,7 @@ fn circles(graph: &BTreeMap<String, BTreeSet<String>>) -> Vec<Vec<String>> {
 
 #[test]
 fn no_file_imports_a_file_that_imports_it_back() {
-    let root = Path::new(env!("CARGO_MANIFEST_DIR"));
+    let root = Path::new(concat!(env!("CARGO_MANIFEST_DIR"), "/.."));
     for dir in ["core/src", "src"] {
         let graph = import_graph(&crate_files(root, dir));
         assert!(graph.len() > 20, "{dir}: only {} files", graph.len());
@@ -636,7 +637,7 @@ fn c_api_users(root: &Path) -> Vec<String> {
 
 #[test]
 fn only_the_ffi_folder_speaks_the_servers_c_api() {
-    let root = Path::new(env!("CARGO_MANIFEST_DIR"));
+    let root = Path::new(concat!(env!("CARGO_MANIFEST_DIR"), "/.."));
     let users = c_api_users(root);
     assert!(
         users.is_empty(),
@@ -686,7 +687,7 @@ const MAX_FUNCTION_LINES: usize = 80;
 
 #[test]
 fn no_production_function_is_over_80_lines() {
-    let root = Path::new(env!("CARGO_MANIFEST_DIR"));
+    let root = Path::new(concat!(env!("CARGO_MANIFEST_DIR"), "/.."));
     let mut files = BTreeSet::new();
     for dir in ["src", "core/src", "cli/src"] {
         rust_files(root, dir, &mut files);
@@ -717,7 +718,7 @@ fn the_length_check_measures_a_function() {
 
 #[test]
 fn no_file_is_over_1000_lines() {
-    let root = Path::new(env!("CARGO_MANIFEST_DIR"));
+    let root = Path::new(concat!(env!("CARGO_MANIFEST_DIR"), "/.."));
     let mut files = BTreeSet::new();
     for dir in [
         "src",
@@ -745,4 +746,33 @@ fn no_file_is_over_1000_lines() {
         .map(|(f, lines)| format!("{f} ({lines} lines)"))
         .collect();
     assert!(long.is_empty(), "files over 1,000 lines: {long:?}");
+}
+
+/// The integration tests are a package of their own, whose targets are listed by hand (cargo
+/// looks for them in `tests/tests/`): a test file missing from `tests/Cargo.toml` would never
+/// run, and one listed but gone would stop the build.
+#[test]
+fn tests_cargo_toml_declares_every_test_file() {
+    let tests = Path::new(env!("CARGO_MANIFEST_DIR"));
+    let mut files = BTreeSet::new();
+    for entry in std::fs::read_dir(tests).unwrap() {
+        let path = entry.unwrap().path();
+        let name = path.file_name().unwrap().to_string_lossy().into_owned();
+        if path.is_dir() && path.join("main.rs").is_file() {
+            files.insert(format!("{name}/main.rs"));
+        } else if name.ends_with(".rs") {
+            files.insert(name);
+        }
+    }
+    let manifest = std::fs::read_to_string(tests.join("Cargo.toml")).unwrap();
+    let declared: BTreeSet<String> = manifest
+        .lines()
+        .filter_map(|line| line.strip_prefix("path = \""))
+        .map(|rest| rest.trim_end_matches('"').to_string())
+        .collect();
+    assert!(files.len() > 15, "only {} test files", files.len());
+    assert_eq!(
+        files, declared,
+        "tests/*.rs and tests/*/main.rs against tests/Cargo.toml"
+    );
 }

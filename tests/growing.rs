@@ -289,7 +289,7 @@ fn the_per_filter_limit_refuses_an_add_that_would_pass_it() {
 fn the_first_growing_filters_saved_load_answer_and_save_as_they_did() {
     let s = Server::new();
     let mut c = s.conn();
-    let dir = concat!(env!("CARGO_MANIFEST_DIR"), "/tests/fixtures/growing");
+    let dir = concat!(env!("CARGO_MANIFEST_DIR"), "/fixtures/growing");
     let payload = std::fs::read(format!("{dir}/growing.dump")).unwrap();
     assert_eq!(restore(&mut c, "growing", &payload), Ok(redis::Value::Okay));
     assert_eq!(

@@ -433,7 +433,7 @@ fn the_largest_filter_the_limits_allow_survives_a_reload() {
 fn chains_from_before_the_mixed_layout_load_answer_and_save_as_they_did() {
     let s = Server::new();
     let mut c = s.conn();
-    let dir = concat!(env!("CARGO_MANIFEST_DIR"), "/tests/fixtures/chain-native");
+    let dir = concat!(env!("CARGO_MANIFEST_DIR"), "/fixtures/chain-native");
     let absent = items("absent-", 20_000);
     for (key, added, links) in [("scaling", 1000, 4), ("fixed", 900, 1), ("tiny", 16, 1)] {
         let payload = std::fs::read(format!("{dir}/{key}.dump")).unwrap();
@@ -502,7 +502,7 @@ fn chains_from_before_the_mixed_layout_load_answer_and_save_as_they_did() {
 fn filters_from_before_the_third_house_step_load_answer_and_save_as_they_did() {
     let s = Server::new();
     let mut c = s.conn();
-    let dir = concat!(env!("CARGO_MANIFEST_DIR"), "/tests/fixtures/before-house3");
+    let dir = concat!(env!("CARGO_MANIFEST_DIR"), "/fixtures/before-house3");
     let absent = items("absent-", 20_000);
     let keys = [
         ("mixed", "021937ce0d0084907dd8cd03fc5857d1c6f18307", 0..3000),

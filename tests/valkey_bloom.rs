@@ -12,7 +12,7 @@ use std::path::PathBuf;
 use common::*;
 
 fn fixtures() -> PathBuf {
-    PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("tests/fixtures/valkey-bloom")
+    PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("fixtures/valkey-bloom")
 }
 
 fn fixture(name: &str) -> Vec<u8> {

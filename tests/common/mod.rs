@@ -17,81 +17,62 @@ use std::time::{Duration, Instant};
 use redis::{ConnectionLike, RedisError, Value};
 
 /// The module under test: `librsbloom.so` of this test binary's own profile
-/// (`target/<profile>/`, the parent of the `deps/` the test binary runs from). `cargo test`
-/// builds only the library's rlib, not its cdylib, so the first call runs `cargo build --lib`
-/// for that profile (a no-op when `make test` built it already): a test never loads a stale
-/// module or one of another profile. `$RSBLOOM_TEST_MODULE` overrides it (only for checking
-/// the harness and the expected replies against RedisBloom itself).
+/// (`target/<profile>/`, the parent of the `deps/` the test binary runs from), built by
+/// [`build_binaries`]. `$RSBLOOM_TEST_MODULE` overrides it (only for checking the harness and
+/// the expected replies against RedisBloom itself).
 pub fn module_path() -> String {
-    static MODULE: std::sync::OnceLock<String> = std::sync::OnceLock::new();
-    MODULE
-        .get_or_init(|| match std::env::var("RSBLOOM_TEST_MODULE") {
-            Ok(p) if !p.is_empty() => p,
-            _ => build_module(),
-        })
-        .clone()
+    match std::env::var("RSBLOOM_TEST_MODULE") {
+        Ok(p) if !p.is_empty() => p,
+        _ => build_binaries().join("librsbloom.so").display().to_string(),
+    }
 }
 
-/// Builds the cdylib of the test binary's profile and returns its path.
-fn build_module() -> String {
-    let exe = std::env::current_exe().expect("the test binary's path");
-    let profile_dir = exe
-        .parent()
-        .and_then(Path::parent)
-        .expect("a test binary in target/<profile>/deps");
-    let target_dir = profile_dir.parent().expect("target/<profile>");
-    let profile = profile_dir.file_name().unwrap().to_string_lossy();
-    // The dev profile builds into target/debug.
-    let profile = if profile == "debug" { "dev" } else { &profile };
-    let cargo = std::env::var("CARGO").unwrap_or_else(|_| "cargo".into());
-    let out = Command::new(&cargo)
-        .args(["build", "--lib", "--profile", profile, "--target-dir"])
-        .arg(target_dir)
-        .current_dir(env!("CARGO_MANIFEST_DIR"))
-        .output()
-        .unwrap_or_else(|e| panic!("run {cargo} build: {e}"));
-    assert!(
-        out.status.success(),
-        "cargo build --lib --profile {profile} failed:\n{}",
-        String::from_utf8_lossy(&out.stderr)
-    );
-    profile_dir.join("librsbloom.so").display().to_string()
-}
-
-/// The `rsbloom` binary of this test binary's profile, built once.
+/// The `rsbloom` command-line tool of this test binary's profile, built by [`build_binaries`].
 pub fn cli_path() -> String {
-    static CLI: std::sync::OnceLock<String> = std::sync::OnceLock::new();
-    CLI.get_or_init(|| {
+    build_binaries().join("rsbloom").display().to_string()
+}
+
+/// Builds the module and the command-line tool for this test binary's profile, once a
+/// process, and returns the directory that holds them (`target/<profile>`): a test never runs
+/// a stale binary or one of another profile. The packages are the ones `make build` names,
+/// so the build is a no-op after it: a different selection unifies the dependencies'
+/// features differently (the tool's clap turns on more of `syn`), and cargo would rebuild the
+/// module each time the two alternate.
+fn build_binaries() -> &'static Path {
+    static PROFILE_DIR: std::sync::OnceLock<std::path::PathBuf> = std::sync::OnceLock::new();
+    PROFILE_DIR.get_or_init(|| {
         let exe = std::env::current_exe().expect("the test binary's path");
         let profile_dir = exe
             .parent()
             .and_then(Path::parent)
-            .expect("target/<profile>");
-        let target_dir = profile_dir.parent().expect("target");
+            .expect("a test binary in target/<profile>/deps");
+        let target_dir = profile_dir.parent().expect("target/<profile>");
         let profile = profile_dir.file_name().unwrap().to_string_lossy();
+        // The dev profile builds into target/debug.
         let profile = if profile == "debug" { "dev" } else { &profile };
         let cargo = std::env::var("CARGO").unwrap_or_else(|_| "cargo".into());
         let out = Command::new(&cargo)
             .args([
                 "build",
                 "-p",
+                "rsbloom",
+                "-p",
                 "rsbloom-cli",
                 "--profile",
                 profile,
-                "--target-dir",
             ])
+            .arg("--target-dir")
             .arg(target_dir)
-            .current_dir(env!("CARGO_MANIFEST_DIR"))
+            .current_dir(concat!(env!("CARGO_MANIFEST_DIR"), "/.."))
             .output()
-            .expect("cargo build");
+            .unwrap_or_else(|e| panic!("run {cargo} build: {e}"));
         assert!(
             out.status.success(),
-            "{}",
+            "cargo build -p rsbloom -p rsbloom-cli --profile {profile} failed:\n{}",
             String::from_utf8_lossy(&out.stderr)
         );
-        profile_dir.join("rsbloom").display().to_string()
+        profile_dir.to_path_buf()
     })
-    .clone()
 }
 
 /// The server binary: `$RSBLOOM_TEST_SERVER`, by default Debian's redis-server.
@@ -269,7 +250,7 @@ pub use server::*;
 /// RedisBloom 2.8.2's module, fetched once and cached by `scripts/redisbloom-so`, for the
 /// tests that compare against it.
 pub fn redisbloom_so() -> String {
-    let tool = concat!(env!("CARGO_MANIFEST_DIR"), "/scripts/redisbloom-so");
+    let tool = concat!(env!("CARGO_MANIFEST_DIR"), "/../scripts/redisbloom-so");
     let out = Command::new(tool).output().expect("run redisbloom-so");
     assert!(
         out.status.success(),
@@ -282,7 +263,7 @@ pub fn redisbloom_so() -> String {
 /// The path of one of the servers rsbloom is tested on (`redis-7.0`, `redis-7.4`,
 /// `valkey-9.1`), fetched and cached by `scripts/servers`.
 pub fn servers_path(name: &str) -> String {
-    let tool = concat!(env!("CARGO_MANIFEST_DIR"), "/scripts/servers");
+    let tool = concat!(env!("CARGO_MANIFEST_DIR"), "/../scripts/servers");
     let out = Command::new(tool)
         .arg(name)
         .output()
@@ -607,7 +588,7 @@ pub fn noperm_key() -> Reply {
 pub fn valkey_bloom_blob(key: &str) -> Vec<u8> {
     let path = concat!(
         env!("CARGO_MANIFEST_DIR"),
-        "/tests/fixtures/valkey-bloom/aof-rewrite-9.1.2/appendonly.aof.1.base.aof"
+        "/fixtures/valkey-bloom/aof-rewrite-9.1.2/appendonly.aof.1.base.aof"
     );
     let aof = fs::read(path).unwrap_or_else(|e| panic!("{path}: {e}"));
     let name = format!("${}\r\n{key}\r\n", key.len());

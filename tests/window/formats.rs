@@ -397,7 +397,7 @@ fn first_layout_fixtures(dir: &str, recorded: bool, byte_identical: bool) {
 /// 4f0a6ca, see tests/fixtures/window-sliced).
 #[test]
 fn window_filters_from_before_the_blocked_layout_still_load() {
-    let dir = concat!(env!("CARGO_MANIFEST_DIR"), "/tests/fixtures/window-sliced");
+    let dir = concat!(env!("CARGO_MANIFEST_DIR"), "/fixtures/window-sliced");
     first_layout_fixtures(dir, false, false);
 }
 
@@ -407,7 +407,7 @@ fn window_filters_from_before_the_blocked_layout_still_load() {
 /// server's RDB version).
 #[test]
 fn window_filters_of_the_first_layout_load_answer_and_save_as_they_did() {
-    let dir = concat!(env!("CARGO_MANIFEST_DIR"), "/tests/fixtures/window-blocked");
+    let dir = concat!(env!("CARGO_MANIFEST_DIR"), "/fixtures/window-blocked");
     first_layout_fixtures(dir, true, true);
 }
 
