@@ -97,13 +97,15 @@ run: build
 
 # The habits CI enforces, before any test: formatting, clippy (the [lints] of Cargo.toml with
 # -D warnings), the docs (every public item of the core documented, no broken link) and the
-# unit tests of both crates.
+# unit tests of both crates (one package at a time, as `make test` runs them: the same
+# selection builds the same units, so CI compiles them once).
 check: deps
 	$(CARGO) fmt --all -- --check
 	$(CARGO) clippy --workspace --all-targets -- -D warnings
 	RUSTDOCFLAGS="-D warnings" $(CARGO) doc --workspace --no-deps --document-private-items
 	$(CARGO) test --release -p rsbloom-tests --test architecture
-	$(CARGO) test --release --workspace --lib
+	$(CARGO) test --release -p rsbloom-core --lib
+	$(CARGO) test --release -p rsbloom --lib
 
 # The integration tests (tests/, the package rsbloom-tests: its client crates never change the
 # module's build) load the librsbloom.so of their own profile (the harness builds it as `make
