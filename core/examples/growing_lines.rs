@@ -135,7 +135,7 @@ impl Line {
     fn slot(&self, at: u32) -> u16 {
         self.bits(at, SLOT_BITS) as u16
     }
-    /// The header's first 128 bits (a bucket has at most 33 cells and 36 entries).
+    /// The header's first 128 bits (a bucket has 33 cells and at most 35 entries).
     fn header(&self) -> u128 {
         self.0[0] as u128 | (self.0[1] as u128) << 64
     }
