@@ -52,9 +52,10 @@ fn build_binaries() -> &'static Path {
         let profile = if profile == "debug" { "dev" } else { &profile };
         let cargo = std::env::var("CARGO").unwrap_or_else(|_| "cargo".into());
         let mut build = Command::new(&cargo);
-        // Without the variables cargo set for this test binary: ring's build script tracks
-        // CARGO_MANIFEST_DIR, so a build that saw this package's rebuilt ring, the client and
-        // the tool, and the next `make build` rebuilt them back (about 50 s each in CI).
+        // Without the variables cargo set for this test binary: ring's build script reruns
+        // when CARGO_MANIFEST_DIR changes, so with this binary's value the build rebuilt ring,
+        // rustls, the client and the tool, and the next `make build` rebuilt them back (about
+        // 50 s each time in CI).
         for (name, _) in std::env::vars_os() {
             let name = name.to_string_lossy().into_owned();
             let per_package = ["CARGO_MANIFEST_", "CARGO_PKG_", "CARGO_BIN_"]
