@@ -257,7 +257,8 @@ struct Place {
 }
 
 /// The first cell of bucket `k` of `g` (the cell holding its lower boundary), from a table: a
-/// division on every lookup's path was a fifth of its time.
+/// division on every lookup's path held it at 0.67-0.70 of a reserved filter's speed at 2M
+/// (0.83 with the table).
 fn first_cell(k: u64, g: u64) -> u32 {
     const FIRST: [[u8; 4]; 5] = {
         let mut t = [[0u8; 4]; 5];
