@@ -707,17 +707,14 @@ fn insert_notifies_and_replicates() {
     );
     let r1 = run(&mut pc, &args);
     assert!(matches!(r1, Reply::Arr(ref v) if v.len() == 300), "{r1:?}");
-    let msg = sub.get_message().expect("a bf.insert notification");
+    let msg = next_message(&mut sub);
     assert_eq!(msg.get_channel_name(), "__keyevent@0__:bf.insert");
     assert_eq!(msg.get_payload::<String>().unwrap(), "k");
     // an insert that adds nothing is replicated too (and notifies)
     args.truncate(9);
     args.push(its[0].clone());
     assert_eq!(run(&mut pc, &args), ints(&[0]));
-    assert_eq!(
-        sub.get_message().unwrap().get_payload::<String>().unwrap(),
-        "k"
-    );
+    assert_eq!(next_message(&mut sub).get_payload::<String>().unwrap(), "k");
 
     wait_caught_up(&mut pc, &mut rc);
     assert_eq!(

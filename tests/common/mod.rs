@@ -218,18 +218,10 @@ fn build_cmd<A: AsRef<[u8]>>(args: &[A]) -> redis::Cmd {
     c
 }
 
-/// Sends one command and returns its raw reply, or the I/O / protocol failure.
-pub fn try_raw<A: AsRef<[u8]>>(
-    con: &mut redis::Connection,
-    args: &[A],
-) -> redis::RedisResult<Value> {
-    con.req_command(&build_cmd(args))
-}
-
 /// Sends one command and returns its raw reply; error replies (also ones nested in arrays) are
 /// kept as values. Panics only on I/O / protocol failures.
 pub fn raw<A: AsRef<[u8]>>(con: &mut redis::Connection, args: &[A]) -> Value {
-    match try_raw(con, args) {
+    match con.req_command(&build_cmd(args)) {
         Ok(v) => v,
         Err(e) => panic!(
             "command {:?} failed at the transport level: {e}",
@@ -241,6 +233,22 @@ pub fn raw<A: AsRef<[u8]>>(con: &mut redis::Connection, args: &[A]) -> Value {
 /// Sends one command and returns its reply as a [`Reply`].
 pub fn run<A: AsRef<[u8]>>(con: &mut redis::Connection, args: &[A]) -> Reply {
     Reply::from_value(raw(con, args))
+}
+
+/// The next message of a subscription, whose connection has a read timeout so that a missing
+/// notification fails the test instead of hanging it. A stop and continue of the test process
+/// interrupts a read that has a timeout (EINTR, see `Server::connect`); the client's decoder
+/// keeps what it had read of the message, so reading again resumes it.
+pub fn next_message(sub: &mut redis::PubSub) -> redis::Msg {
+    const EINTR: i32 = 4;
+    let interrupted = std::io::Error::from_raw_os_error(EINTR).to_string();
+    loop {
+        match sub.get_message() {
+            Err(e) if e.is_io_error() && e.to_string() == interrupted => continue,
+            Err(e) => panic!("no pub/sub message within the read timeout: {e}"),
+            Ok(msg) => return msg,
+        }
+    }
 }
 
 /// Sends many commands in one pipeline (one write, then all replies) and returns their replies.
