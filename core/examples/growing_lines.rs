@@ -4,33 +4,41 @@
 //! `cargo run --release -p rsbloom-core --example growing_lines -- [items] [rounds] [load]`
 //!
 //! - An item's 64-bit hash gives its **group** (its first `level` bits: 2^level groups) and a
-//!   fraction `u` of the group (the bits after). A group has 2, 3 or 4 buckets;
-//!   its bucket is `floor(u * g)`, so growing a group from 2 to 3 buckets moves no bit of any
-//!   entry into an address: nothing is lost, only the boundaries move.
-//! - A group's `u` has 64 **cells** (its first 6 bits); an entry keeps the cell (in its bucket's
-//!   unary header) and the next 11 bits (its slot, 12 bits with the marker that says how many of
-//!   the 11 it still has).
-//! - Every `load` adds, one group grows by a bucket (2 -> 3 in the first pass over the groups, 3
-//!   -> 4 in the second), so memory follows the items. The 3 -> 4 step writes its buckets as the
-//!   next level's two groups of two: `u`'s first bit becomes the group's address and each entry
+//!   fraction `u` of the group (the bits after). A group has `G0` (3) to `2 * G0 - 1` buckets;
+//!   its bucket is `floor(u * g)`, so growing a group by a bucket moves no bit of any entry into
+//!   an address: nothing is lost, only the boundaries move (an entry whose known prefix a new
+//!   boundary cuts is kept in both buckets).
+//! - A group's `u` has 128 **cells** (its first 7 bits); an entry keeps the cell (in its bucket's
+//!   unary header: a zero for each cell the bucket spans, so a bucket of a larger group has a
+//!   shorter header) and the next 11 bits (its slot, 12 bits with the marker that says how many
+//!   of the 11 it still has).
+//! - Every `load` adds, one group grows by a bucket (`G0` passes over the groups a level), so
+//!   memory follows the items. The last pass writes its groups' `2 * G0` buckets as the next
+//!   level's two groups of `G0`: `u`'s first bit becomes the group's address and each entry
 //!   gives its cell the first bit it kept (InfiniFilter's sacrifice: one bit a doubling). An
-//!   entry with no bit left (void) matches its whole cell and is copied to both halves.
-//! - Bucket `b` of group `j` is line `j`, `j + 2^level`, `2^(level+1) + j` or `3 * 2^level + j`:
-//!   the lines only ever grow at the end (2 MiB segments), and a group's 4 lines are the next
-//!   level's groups `j` and `j + 2^level` without a move.
+//!   entry with no bit left (void) matches its whole cell and is copied to both halves. A growth
+//!   step writes each of its lines whole.
+//! - Why groups of 3 to 6 buckets, not 2 to 4: a group's buckets not yet grown hold
+//!   `(g + 1) / g` of the mean load at the end of a pass, 1.5 for a group of 2 and 1.33 for 3, and
+//!   those are the lines that overflow: at the same share of lookups reading a second place,
+//!   groups of 3 with 128 cells take 18.6 bits an item where groups of 2 with 64 took 19.9.
+//! - Bucket `b` of group `j` is line `j + b * 2^level`: the lines only ever grow at the end (2
+//!   MiB segments), and a group's `2 * G0` lines are the next level's groups `j` and
+//!   `j + 2^level` without a move.
 //! - A bucket that is full sends the entries of its last cells (from its highest cell holding
 //!   entries, or the new entry's if higher) to its buddy (the other line of its 128-byte pair:
-//!   up to 7 entries of 18 bits, cell and slot, at the buddy's end) and, when that is full too,
+//!   up to 7 entries of 19 bits, cell and slot, at the buddy's end) and, when that is full too,
 //!   to an overflow map; only lookups of those cells read there (marking the whole line sent
 //!   all its lookups there: 0.83 against 0.96 of a reserved filter's speed at 2M).
 //! - Lookups in batches: every item placed, then each line requested 32 items before it is read;
 //!   a cell's first four slots compared at once, with no branch on how many it has.
 //!
 //! Not a build: no persistence, no removal; the lines are 2 MiB segments never freed. It prints
-//! memory (lines in use and the map at 16 bits an entry plus 64 a bucket), the rate among a
-//! million absent items, the time per add over the whole fill, and absent lookups (batches of
-//! 100, hashing included) of it and the core's growing filter against the core's reserved filter
-//! holding the same items, in one process, alternating, `rounds` times.
+//! memory (lines in use and the map at 16 bits an entry plus 64 a bucket), the share of absent
+//! lookups that read the buddy and the map, the rate among a million absent items, the time per
+//! add over the whole fill, and absent lookups (batches of 100, hashing included) of it and the
+//! core's growing filter against the core's reserved filter holding the same items, in one
+//! process, alternating, `rounds` times.
 
 use std::collections::HashMap;
 use std::hash::{BuildHasherDefault, Hasher};
@@ -39,8 +47,11 @@ use std::time::Instant;
 use rsbloom_core::{Chain, Filter, FilterSpec, Growing, Growth, Window};
 use xxhash_rust::xxh3::xxh3_64_with_seed;
 
-/// Cells of a group: a fraction's first 6 bits.
-const CELL_BITS: u32 = 6;
+/// Buckets of a group at the start of a level: a level's passes grow each group by one bucket,
+/// from `G0` to `2 * G0`, which the last pass writes as two groups of the next level.
+const G0: u64 = 3;
+/// Cells of a group: a fraction's first `CELL_BITS` bits.
+const CELL_BITS: u32 = 7;
 /// The remainder bits an entry keeps when added.
 const REM_BITS: u32 = 11;
 /// A slot: the remainder's bits still kept, a one, then zeros for the bits given up.
@@ -72,10 +83,10 @@ struct Line([u64; 8]);
 
 /// A line's last 16 bits: its entries (6 bits, at 505), whether it sent entries to the
 /// overflow map (511), how many of its buddy's entries it holds (3 bits, at 502, stored downward
-/// from bit 496 at 18 bits each, cell and slot), and the first of its cells whose entries it
+/// from bit 496 at `FOREIGN_BITS` each, cell and slot), and the first of its cells whose entries it
 /// sends elsewhere, plus one (6 bits at 496; 0: none).
 const FOREIGN_END: u32 = 496;
-const FOREIGN_BITS: u32 = 18;
+const FOREIGN_BITS: u32 = CELL_BITS + SLOT_BITS;
 const MAX_FOREIGN: u32 = 7;
 
 impl Line {
@@ -139,58 +150,55 @@ impl Line {
     fn header(&self) -> u128 {
         self.0[0] as u128 | (self.0[1] as u128) << 64
     }
-    /// Inserts `n` (1 to 63) bits of `value` at bit `at`, moving the bits above it up by `n`
-    /// up to the line's own end; the buddy's entries and the trailer stay.
-    fn insert_bits(&mut self, at: u32, n: u32, value: u64) {
-        let below = |i: usize| -> u64 {
-            let lo = i as u32 * 64;
-            if at >= lo + 64 {
-                u64::MAX
-            } else if at <= lo {
-                0
-            } else {
-                (1u64 << (at - lo)) - 1
-            }
-        };
-        let w = self.0;
+    /// Inserts an entry in one pass over the line: its header one at `one_at` and its slot
+    /// at `slot_at` (where it ends up), the bits between moving up by one and those after the
+    /// slot by 13, up to the line's own end (two passes of a general insert: 14% of a fill).
+    fn insert_entry(&mut self, one_at: u32, slot_at: u32, slot: u64) {
+        let old = self.0;
+        let (by1, by13) = (shifted(&old, 1), shifted(&old, SLOT_BITS + 1));
+        let end = self.own_end();
         let mut out = [0u64; 8];
         for (i, o) in out.iter_mut().enumerate() {
-            let carried = if i > 0 {
-                (w[i - 1] & !below(i - 1)) >> (64 - n)
-            } else {
-                0
-            };
-            *o = (w[i] & below(i)) | (w[i] & !below(i)) << n | carried;
+            *o = old[i] & (span(i, 0, one_at) | span(i, end, 512))
+                | by1[i] & span(i, one_at + 1, slot_at)
+                | by13[i] & span(i, slot_at + SLOT_BITS, end);
         }
-        let (word, off) = ((at / 64) as usize, at % 64);
-        out[word] |= value << off;
-        if off + n > 64 {
-            out[word + 1] |= value >> (64 - off);
-        }
-        let end = self.own_end();
-        for (i, o) in out.iter_mut().enumerate() {
-            let lo = i as u32 * 64;
-            let own = if end >= lo + 64 {
-                u64::MAX
-            } else if end <= lo {
-                0
-            } else {
-                (1u64 << (end - lo)) - 1
-            };
-            *o = (*o & own) | (w[i] & !own);
+        out[(one_at / 64) as usize] |= 1 << (one_at % 64);
+        let (w, off) = ((slot_at / 64) as usize, slot_at % 64);
+        out[w] |= slot << off;
+        if off + SLOT_BITS > 64 {
+            out[w + 1] |= slot >> (64 - off);
         }
         self.0 = out;
     }
+}
+
+/// The line's bits moved up by `n` (1 to 63) as one 512-bit number.
+fn shifted(w: &[u64; 8], n: u32) -> [u64; 8] {
+    std::array::from_fn(|i| w[i] << n | if i > 0 { w[i - 1] >> (64 - n) } else { 0 })
+}
+
+/// Word `i`'s part of the bits `[lo, hi)` of a line.
+fn span(i: usize, lo: u32, hi: u32) -> u64 {
+    let below = |x: u32| {
+        let n = x.saturating_sub(i as u32 * 64).min(64);
+        ((1u128 << n) - 1) as u64
+    };
+    below(hi) & !below(lo)
 }
 
 /// The `n`-th (from 0) zero of `x`.
 fn select0(x: u128, n: u32) -> u32 {
     let lo = !(x as u64);
     let ones = lo.count_ones();
+    // Both words' selects, then a pick without a branch: a bucket of 43 cells and 30 entries
+    // crosses the first word, a coin toss per lookup.
+    let in_lo = select64(lo, n & 63);
+    let in_hi = 64 + select64(!((x >> 64) as u64), n.wrapping_sub(ones) & 63);
     if n < ones {
-        select64(lo, n)
+        in_lo
     } else {
-        64 + select64(!((x >> 64) as u64), n - ones)
+        in_hi
     }
 }
 
@@ -247,33 +255,47 @@ struct Proto {
     load: u64,
 }
 
-/// Where an item is looked for: a line, its first cell, the item's cell and slot.
+/// Where an item is looked for: a line, its bucket's cells, the item's cell and slot.
 #[derive(Clone, Copy, Default)]
 struct Place {
     line: u64,
-    first_cell: u32,
+    bucket: Bucket,
     cell: u32,
     slot: u16,
 }
 
-/// The first cell of bucket `k` of `g` (the cell holding its lower boundary), from a table: a
-/// division on every lookup's path held it at 0.67-0.70 of a reserved filter's speed at 2M
-/// (0.83 with the table).
-fn first_cell(k: u64, g: u64) -> u32 {
-    const FIRST: [[u8; 4]; 5] = {
-        let mut t = [[0u8; 4]; 5];
-        let mut g = 2;
-        while g <= 4 {
+/// The cells a bucket spans: its first (the one holding its lower boundary) and how many (the
+/// zeros its header starts with: a bucket of a larger group has fewer, and room for more entries).
+#[derive(Clone, Copy, Default)]
+struct Bucket {
+    first: u32,
+    cells: u32,
+}
+
+/// Bucket `k` of a group of `g`, from a table: a division on every lookup's path held it at
+/// 0.67-0.70 of a reserved filter's speed at 2M (0.83 with the table).
+fn bucket(k: u64, g: u64) -> Bucket {
+    const N: usize = 2 * G0 as usize;
+    const TABLE: [[(u8, u8); N]; N + 1] = {
+        let mut t = [[(0u8, 0u8); N]; N + 1];
+        let mut g = 1;
+        while g <= N {
             let mut k = 0;
             while k < g {
-                t[g][k] = ((k << CELL_BITS) / g) as u8;
+                let first = (k << CELL_BITS) / g;
+                let end = ((k + 1) << CELL_BITS).div_ceil(g);
+                t[g][k] = (first as u8, (end - first) as u8);
                 k += 1;
             }
             g += 1;
         }
         t
     };
-    FIRST[g as usize][k as usize] as u32
+    let (first, cells) = TABLE[g as usize][k as usize];
+    Bucket {
+        first: first as u32,
+        cells: cells as u32,
+    }
 }
 
 impl Proto {
@@ -289,8 +311,9 @@ impl Proto {
             added: 0,
             load,
         };
-        p.push_line();
-        p.push_line();
+        for _ in 0..G0 {
+            p.push_line();
+        }
         p
     }
 
@@ -318,6 +341,7 @@ impl Proto {
         self.lines * 64 + self.overflow_entries * 2 + self.overflow.len() * 8
     }
 
+    #[inline(always)]
     fn place(&self, hash: u64) -> Place {
         // The group's address is the fraction's first `level` bits, first bit lowest, so that a
         // split gives each group the next bit as its top address bit.
@@ -326,24 +350,24 @@ impl Proto {
         let j = reversed & ((1u64 << self.level) - 1);
         let slot_of =
             |f: u64| ((f >> (64 - CELL_BITS - REM_BITS)) as u16 & ((1 << REM_BITS) - 1)) << 1 | 1;
-        if self.pass == 1 && j < self.next {
-            // Already written as the next level's two groups of two buckets.
+        if self.pass as u64 == G0 - 1 && j < self.next {
+            // Already written as the next level's two groups of G0 buckets.
             let j = reversed & ((2u64 << self.level) - 1);
             let f = u << (self.level + 1);
-            let k = f >> 63;
+            let k = ((f as u128 * G0 as u128) >> 64) as u64;
             return Place {
                 line: physical(j, k, self.level + 1),
-                first_cell: first_cell(k, 2),
+                bucket: bucket(k, G0),
                 cell: (f >> (64 - CELL_BITS)) as u32,
                 slot: slot_of(f),
             };
         }
         let f = u << self.level;
-        let g = 2 + self.pass as u64 + (j < self.next) as u64;
+        let g = G0 + self.pass as u64 + (j < self.next) as u64;
         let k = ((f as u128 * g as u128) >> 64) as u64;
         Place {
             line: physical(j, k, self.level),
-            first_cell: first_cell(k, g),
+            bucket: bucket(k, g),
             cell: (f >> (64 - CELL_BITS)) as u32,
             slot: slot_of(f),
         }
@@ -351,14 +375,14 @@ impl Proto {
 
     fn probe(&self, p: Place) -> bool {
         let line = self.line(p.line);
-        let local = p.cell - p.first_cell;
+        let local = p.cell - p.bucket.first;
         let header = line.header();
         // A zero put before the header stands for the cell before the first: the cell's run
         // starts after the `local`-th zero, with no branch for the first cell.
         let start = select0(header << 1, local);
         let count = (!(header >> start)).trailing_zeros();
         let first_entry = start - local;
-        let at = HEADER_CELLS + line.entries() + first_entry * SLOT_BITS;
+        let at = p.bucket.cells + line.entries() + first_entry * SLOT_BITS;
         // Four slots compared at once, without a branch on the count (a cell holds 4 or fewer
         // entries but for one lookup in 250).
         let w = (at / 64) as usize;
@@ -374,7 +398,7 @@ impl Proto {
             return true;
         }
         for e in first_entry + 4..first_entry + count {
-            let slot = line.slot(HEADER_CELLS + line.entries() + e * SLOT_BITS);
+            let slot = line.slot(p.bucket.cells + line.entries() + e * SLOT_BITS);
             if (Entry { cell: 0, slot }).matches(p.slot) {
                 return true;
             }
@@ -394,6 +418,20 @@ impl Proto {
             }
         }
         false
+    }
+
+    /// Of lookups of `hashes`, how many read the buddy line and how many the map as well.
+    fn second_reads(&self, hashes: impl Iterator<Item = u64>) -> (usize, usize) {
+        let (mut buddy, mut map) = (0, 0);
+        for h in hashes {
+            let p = self.place(h);
+            let line = self.line(p.line);
+            if p.cell - p.bucket.first >= line.spill_from() {
+                buddy += 1;
+                map += line.mapped() as usize;
+            }
+        }
+        (buddy, map)
     }
 
     fn contains_batch(&self, hashes: &[u64], out: &mut Vec<bool>) {
@@ -423,7 +461,7 @@ impl Proto {
         }
         self.insert(
             p.line,
-            p.first_cell,
+            p.bucket,
             Entry {
                 cell: p.cell,
                 slot: p.slot,
@@ -436,24 +474,23 @@ impl Proto {
         true
     }
 
-    fn insert(&mut self, b: u64, first_cell: u32, e: Entry) {
+    fn insert(&mut self, b: u64, bk: Bucket, e: Entry) {
         let line = *self.line(b);
-        let local = e.cell - first_cell;
+        let local = e.cell - bk.first;
         if local >= line.spill_from() {
             self.put_elsewhere(b, e);
             return;
         }
         let entries = line.entries();
-        if HEADER_CELLS + (entries + 1) * (SLOT_BITS + 1) > line.own_end() {
-            self.make_room(b, first_cell, e);
+        if bk.cells + (entries + 1) * (SLOT_BITS + 1) > line.own_end() {
+            self.make_room(b, bk, e);
             return;
         }
         let start = select0(line.header() << 1, local);
         let index = start - local;
         let l = self.line_mut(b);
-        l.insert_bits(start, 1, 1);
-        let slots_at = HEADER_CELLS + entries + 1;
-        l.insert_bits(slots_at + index * SLOT_BITS, SLOT_BITS, e.slot as u64);
+        let slots_at = bk.cells + entries + 1;
+        l.insert_entry(start, slots_at + index * SLOT_BITS, e.slot as u64);
         l.set_trailer(
             entries + 1,
             line.foreign(),
@@ -465,23 +502,11 @@ impl Proto {
     /// A full line sends the entries of its last cells elsewhere (from its highest cell
     /// holding entries, or from the new entry's cell when that is higher), so that only the
     /// lookups of those cells, not the whole line's, read a second place.
-    fn make_room(&mut self, b: u64, first_cell: u32, e: Entry) {
+    fn make_room(&mut self, b: u64, bk: Bucket, e: Entry) {
         let mut own = Vec::with_capacity(40);
-        let line = *self.line(b);
-        own_entries(&line, first_cell, &mut own);
-        let top = own.last().map_or(0, |t| t.cell - first_cell);
-        let from = top.max(e.cell - first_cell);
-        let (kept, moved): (Vec<Entry>, Vec<Entry>) =
-            own.into_iter().partition(|x| x.cell - first_cell < from);
-        let mut fresh = Line::default();
-        for i in 0..line.foreign() {
-            fresh.push_foreign(line.foreign_entry(i));
-        }
-        fresh.set_trailer(0, line.foreign(), from + 1, line.mapped());
-        *self.line_mut(b) = fresh;
-        for x in kept.into_iter().chain(std::iter::once(e)).chain(moved) {
-            self.insert(b, first_cell, x);
-        }
+        own_entries(self.line(b), bk, &mut own);
+        own.push(e);
+        self.rebuild(b, bk, &mut own);
     }
 
     /// An entry of a spilled cell of line `b`: into its buddy (the other line of its 128-byte
@@ -504,10 +529,56 @@ impl Proto {
         self.overflow_entries += 1;
     }
 
-    /// Every entry of line `b` with its group cell, wherever it is.
-    fn drain(&mut self, b: u64, first_cell: u32, out: &mut Vec<Entry>) {
+    /// Writes line `b`'s own part whole (its buddy's entries kept) with `entries`: sorted by
+    /// cell, as many whole cells as fit, the entries of the cells after sent elsewhere.
+    fn rebuild(&mut self, b: u64, bk: Bucket, entries: &mut [Entry]) {
+        entries.sort_unstable_by_key(|e| e.cell);
         let line = *self.line(b);
-        own_entries(&line, first_cell, out);
+        let room = ((line.own_end() - bk.cells) / (SLOT_BITS + 1)) as usize;
+        let (fit, spill_mark) = match entries.get(room) {
+            None => (entries.len(), 0),
+            Some(first_out) => {
+                let from = first_out.cell;
+                let fit = entries.partition_point(|e| e.cell < from);
+                (fit, from - bk.first + 1)
+            }
+        };
+        let mut words = line.0;
+        let own = line.own_end();
+        for (w, word) in words.iter_mut().enumerate() {
+            let lo = w as u32 * 64;
+            let keep = if own <= lo {
+                u64::MAX
+            } else if own >= lo + 64 {
+                0
+            } else {
+                !((1u64 << (own - lo)) - 1)
+            };
+            *word &= keep;
+        }
+        let slots_at = bk.cells + fit as u32;
+        for (i, e) in entries[..fit].iter().enumerate() {
+            let one = i as u32 + e.cell - bk.first;
+            words[(one / 64) as usize] |= 1 << (one % 64);
+            let at = slots_at + i as u32 * SLOT_BITS;
+            let (w, off) = ((at / 64) as usize, at % 64);
+            words[w] |= (e.slot as u64) << off;
+            if off + SLOT_BITS > 64 {
+                words[w + 1] |= (e.slot as u64) >> (64 - off);
+            }
+        }
+        let l = self.line_mut(b);
+        l.0 = words;
+        l.set_trailer(fit as u32, line.foreign(), spill_mark, line.mapped());
+        for &e in &entries[fit..] {
+            self.put_elsewhere(b, e);
+        }
+    }
+
+    /// Every entry of line `b` with its group cell, wherever it is.
+    fn drain(&mut self, b: u64, bk: Bucket, out: &mut Vec<Entry>) {
+        let line = *self.line(b);
+        own_entries(&line, bk, out);
         if line.spill_mark() != 0 && b ^ 1 < self.lines as u64 {
             let buddy = self.line_mut(b ^ 1);
             for i in 0..buddy.foreign() {
@@ -529,24 +600,27 @@ impl Proto {
         *self.line_mut(b) = fresh;
     }
 
-    /// Grows the next group by a bucket.
+    /// Grows the next group by a bucket: its entries drained, placed, and each line written
+    /// whole (an entry at a time, each insert moving the line's bits: 522-1,004 ns an add).
     fn expand_one(&mut self) {
         let j = self.next;
-        let g = 2 + self.pass as u64;
-        let mut entries = Vec::with_capacity(128);
+        let g = G0 + self.pass as u64;
+        let mut entries = Vec::with_capacity(256);
         for k in 0..g {
             let b = physical(j, k, self.level);
-            self.drain(b, first_cell(k, g), &mut entries);
+            self.drain(b, bucket(k, g), &mut entries);
         }
         let new = self.push_line();
         debug_assert_eq!(new, physical(j, g, self.level));
+        // Each target line's entries: bucket `k` of the grown group, or (the last pass) bucket
+        // `k` of the next level's group `j + top * 2^level` at index `top * G0 + k`.
+        let mut targets: [Vec<Entry>; 2 * G0 as usize] = Default::default();
+        let last = self.pass as u64 == G0 - 1;
         for e in entries {
             let (lo, hi) = e.range();
-            if self.pass == 0 {
-                let k_lo = ((lo as u128 * 3) >> 64) as u64;
-                let k_hi = ((hi as u128 * 3) >> 64) as u64;
-                for k in k_lo..=k_hi {
-                    self.insert(physical(j, k, self.level), first_cell(k, 3), e);
+            if !last {
+                for k in buckets_of(lo, hi, g + 1) {
+                    targets[k as usize].push(e);
                 }
             } else {
                 // The next level: the fraction's first bit picks the group, the cell takes the
@@ -562,17 +636,29 @@ impl Proto {
                     } else {
                         (cell_hi | v, e.slot)
                     };
-                    let k = (cell >> (CELL_BITS - 1)) as u64;
-                    let line = j + (top << self.level) + (k << (self.level + 1));
-                    self.insert(line, first_cell(k, 2), Entry { cell, slot });
+                    let aged = Entry { cell, slot };
+                    let (lo, hi) = aged.range();
+                    for k in buckets_of(lo, hi, G0) {
+                        targets[(top * G0 + k) as usize].push(aged);
+                    }
                 }
+            }
+        }
+        for (i, t) in targets.iter_mut().enumerate() {
+            let i = i as u64;
+            if !last && i <= g {
+                self.rebuild(physical(j, i, self.level), bucket(i, g + 1), t);
+            } else if last {
+                let (top, k) = (i / G0, i % G0);
+                let line = physical(j + (top << self.level), k, self.level + 1);
+                self.rebuild(line, bucket(k, G0), t);
             }
         }
         self.next += 1;
         if self.next == 1 << self.level {
             self.next = 0;
             self.pass += 1;
-            if self.pass == 2 {
+            if self.pass as u64 == G0 {
                 self.pass = 0;
                 self.level += 1;
             }
@@ -581,10 +667,10 @@ impl Proto {
 }
 
 /// The entries a line holds itself, with their group cells, in header order.
-fn own_entries(line: &Line, first_cell: u32, out: &mut Vec<Entry>) {
+fn own_entries(line: &Line, bk: Bucket, out: &mut Vec<Entry>) {
     let header = line.header();
-    let slots_at = HEADER_CELLS + line.entries();
-    let (mut cell, mut e, mut bit) = (first_cell, 0, 0);
+    let slots_at = bk.cells + line.entries();
+    let (mut cell, mut e, mut bit) = (bk.first, 0, 0);
     while e < line.entries() {
         if (header >> bit) & 1 == 1 {
             out.push(Entry {
@@ -599,9 +685,9 @@ fn own_entries(line: &Line, first_cell: u32, out: &mut Vec<Entry>) {
     }
 }
 
-/// Every line's header has a zero for each of 33 cells (a bucket of a group of 2 has 32; of 3,
-/// 22 with the cell its boundary cuts), then the ones of its entries: the slots start after.
-const HEADER_CELLS: u32 = 33;
+/// The most cells a bucket spans (one of a group of `G0`), for a line whose group is not at hand:
+/// a buddy's room for a foreign entry is judged as if its header were this long.
+const HEADER_CELLS: u32 = (1u32 << CELL_BITS).div_ceil(G0 as u32) + 1;
 
 /// A segment of lines on one 2 MiB page, as a reserved filter's array asks for: fresh pages
 /// from `mmap` (an allocator's zeroing would touch them first and fix them at 4 KiB), aligned
@@ -625,6 +711,12 @@ fn huge_segment() -> &'static mut [Line] {
         libc::madvise(aligned, bytes, libc::MADV_HUGEPAGE);
         std::slice::from_raw_parts_mut(aligned as *mut Line, 1 << SEGMENT_LINES_LOG)
     }
+}
+
+/// The buckets of a group of `g` that a fraction's range `[lo, hi]` falls in.
+fn buckets_of(lo: u64, hi: u64, g: u64) -> std::ops::RangeInclusive<u64> {
+    let bucket = |f: u64| ((f as u128 * g as u128) >> 64) as u64;
+    bucket(lo)..=bucket(hi)
 }
 
 fn physical(j: u64, k: u64, level: u32) -> u64 {
@@ -724,6 +816,8 @@ fn main() {
         f.contains_many(chunk.chunks(record), 0, |p| positives += p as usize);
         positives
     };
+    let (buddy_reads, map_reads) =
+        proto.second_reads(absent.chunks(record).map(|v| xxh3_64_with_seed(v, seed)));
     let (mut ratio_proto, mut ratio_growing, mut ns) = (Vec::new(), Vec::new(), Vec::new());
     let mut fp = 0;
     for _ in 0..rounds {
@@ -739,7 +833,7 @@ fn main() {
     let reserved_bits = per_item(reserved.memory_usage() as f64);
     println!(
         "{items} items, load {load}: level {} pass {} next {}; bits per item: prototype {:.1}, growing {:.1}, reserved {reserved_bits:.1}; \
-         overflow {} entries in {} of {} lines; prototype's rate {:.3}%; ns per add: prototype {proto_add_ns:.0}, growing {growing_add_ns:.0}, \
+         overflow {} entries in {} of {} lines; absent lookups reading the buddy {:.2}%, the map {:.2}%; prototype's rate {:.3}%; ns per add: prototype {proto_add_ns:.0}, growing {growing_add_ns:.0}, \
          reserved {reserved_add_ns:.0}; ns per lookup (prototype/growing/reserved) {ns:?}: speed against reserved, medians: prototype {:.3}, growing {:.3}",
         proto.level,
         proto.pass,
@@ -749,6 +843,8 @@ fn main() {
         proto.overflow_entries,
         proto.overflow.len(),
         proto.lines,
+        buddy_reads as f64 * 100.0 / probes as f64,
+        map_reads as f64 * 100.0 / probes as f64,
         fp as f64 * 100.0 / probes as f64,
         median(ratio_proto),
         median(ratio_growing),
