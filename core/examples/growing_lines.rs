@@ -56,6 +56,7 @@ const CELL_BITS: u32 = 7;
 const REM_BITS: u32 = 11;
 /// A slot: the remainder's bits still kept, a one, then zeros for the bits given up.
 const SLOT_BITS: u32 = REM_BITS + 1;
+const SLOT_MASK: u64 = (1 << SLOT_BITS) - 1;
 const SEGMENT_LINES_LOG: u32 = 15;
 
 /// The overflow map's keys are line numbers: a multiply spreads them, where SipHash would be
@@ -81,11 +82,11 @@ type Overflow = HashMap<u64, Vec<Entry>, BuildHasherDefault<LineHasher>>;
 #[derive(Clone, Copy, Default)]
 struct Line([u64; 8]);
 
-/// A line's last 16 bits: its entries (6 bits, at 505), whether it sent entries to the
+/// A line's last 17 bits: its entries (6 bits, at 505), whether it sent entries to the
 /// overflow map (511), how many of its buddy's entries it holds (3 bits, at 502, stored downward
-/// from bit 496 at `FOREIGN_BITS` each, cell and slot), and the first of its cells whose entries it
-/// sends elsewhere, plus one (6 bits at 496; 0: none).
-const FOREIGN_END: u32 = 496;
+/// from bit 495 at `FOREIGN_BITS` each, cell and slot), and the first of its cells whose entries
+/// it sends elsewhere, plus one (7 bits at 495; 0: none).
+const FOREIGN_END: u32 = 495;
 const FOREIGN_BITS: u32 = CELL_BITS + SLOT_BITS;
 const MAX_FOREIGN: u32 = 7;
 
@@ -100,15 +101,15 @@ impl Line {
         ((self.0[7] >> 54) & 7) as u32
     }
     fn spill_mark(&self) -> u32 {
-        ((self.0[7] >> 48) & 0x3f) as u32
+        ((self.0[7] >> 47) & 0x7f) as u32
     }
     /// The first local cell whose entries are not all in this line (`u32::MAX`: none).
     fn spill_from(&self) -> u32 {
         self.spill_mark().wrapping_sub(1)
     }
     fn set_trailer(&mut self, entries: u32, foreign: u32, spill_mark: u32, mapped: bool) {
-        self.0[7] = (self.0[7] & !(0xffff << 48))
-            | (spill_mark as u64) << 48
+        self.0[7] = (self.0[7] & !(0x1ffff << 47))
+            | (spill_mark as u64) << 47
             | (foreign as u64) << 54
             | (entries as u64) << 57
             | (mapped as u64) << 63;
@@ -133,7 +134,7 @@ impl Line {
         let v = self.bits(FOREIGN_END - FOREIGN_BITS * (i + 1), FOREIGN_BITS);
         Entry {
             cell: (v >> SLOT_BITS) as u32,
-            slot: (v & 0xfff) as u16,
+            slot: (v & SLOT_MASK) as u16,
         }
     }
     fn push_foreign(&mut self, e: Entry) {
@@ -390,8 +391,8 @@ impl Proto {
         let window = (pair >> (at % 64)) as u64;
         let mut hit = false;
         for i in 0..4 {
-            let slot = (window >> (i * SLOT_BITS)) as u32 & 0xfff;
-            let kept_from = (slot | 0x1000).trailing_zeros();
+            let slot = (window >> (i * SLOT_BITS)) as u32 & SLOT_MASK as u32;
+            let kept_from = (slot | 1 << SLOT_BITS).trailing_zeros();
             hit |= (((slot ^ p.slot as u32) >> kept_from) >> 1 == 0) & (i < count);
         }
         if hit {
