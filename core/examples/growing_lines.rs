@@ -4,24 +4,27 @@
 //! `cargo run --release -p rsbloom-core --example growing_lines -- [items] [rounds] [load]`
 //!
 //! - An item's 64-bit hash gives its **group** (its first `level` bits: 2^level groups) and a
-//!   fraction `u` of the group (the bits after). A group has `G0` (3) to `2 * G0 - 1` buckets;
+//!   fraction `u` of the group (the bits after). A group has `G0` (4) to `2 * G0 - 1` buckets;
 //!   its bucket is `floor(u * g)`, so growing a group by a bucket moves no bit of any entry into
 //!   an address: nothing is lost, only the boundaries move (an entry whose known prefix a new
 //!   boundary cuts is kept in both buckets).
-//! - A group's `u` has 128 **cells** (its first 7 bits); an entry keeps the cell (in its bucket's
+//! - A group's `u` has 256 **cells** (its first 8 bits); an entry keeps the cell (in its bucket's
 //!   unary header: a zero for each cell the bucket spans, so a bucket of a larger group has a
-//!   shorter header) and the next 11 bits (its slot, 12 bits with the marker that says how many
-//!   of the 11 it still has).
+//!   shorter header) and the next 10 bits (its slot, 11 bits with the marker that says how many
+//!   of the 10 it still has).
 //! - Every `load` adds, one group grows by a bucket (`G0` passes over the groups a level), so
 //!   memory follows the items. The last pass writes its groups' `2 * G0` buckets as the next
 //!   level's two groups of `G0`: `u`'s first bit becomes the group's address and each entry
 //!   gives its cell the first bit it kept (InfiniFilter's sacrifice: one bit a doubling). An
 //!   entry with no bit left (void) matches its whole cell and is copied to both halves. A growth
 //!   step writes each of its lines whole.
-//! - Why groups of 3 to 6 buckets, not 2 to 4: a group's buckets not yet grown hold
-//!   `(g + 1) / g` of the mean load at the end of a pass, 1.5 for a group of 2 and 1.33 for 3, and
-//!   those are the lines that overflow: at the same share of lookups reading a second place,
-//!   groups of 3 with 128 cells take 18.6 bits an item where groups of 2 with 64 took 19.9.
+//! - Why groups of 4 to 8 buckets, not 2 to 4: a group's buckets not yet grown hold
+//!   `(g + 1) / g` of the mean load at the end of a pass (1.5 for a group of 2, 1.25 for 4), and
+//!   those are the lines that overflow. Cells grow with the group (entries a cell stay about
+//!   one), which pays for the rate of a bit less a slot. From 2M to 3.4M items, with about 1% of
+//!   lookups reading past the buddy: groups of 2 over 64 cells and 11 bits, 19.9 bits an item
+//!   (rate 0.56%); 3 over 128 and 11, 19.2 (0.45%); 4 over 256 and 10, 17.9 (0.64%); 3 over
+//!   128 and 10, 17.8 but a rate of 0.97-0.99%.
 //! - Bucket `b` of group `j` is line `j + b * 2^level`: the lines only ever grow at the end (2
 //!   MiB segments), and a group's `2 * G0` lines are the next level's groups `j` and
 //!   `j + 2^level` without a move.
@@ -49,11 +52,11 @@ use xxhash_rust::xxh3::xxh3_64_with_seed;
 
 /// Buckets of a group at the start of a level: a level's passes grow each group by one bucket,
 /// from `G0` to `2 * G0`, which the last pass writes as two groups of the next level.
-const G0: u64 = 3;
+const G0: u64 = 4;
 /// Cells of a group: a fraction's first `CELL_BITS` bits.
-const CELL_BITS: u32 = 7;
+const CELL_BITS: u32 = 8;
 /// The remainder bits an entry keeps when added.
-const REM_BITS: u32 = 11;
+const REM_BITS: u32 = 10;
 /// A slot: the remainder's bits still kept, a one, then zeros for the bits given up.
 const SLOT_BITS: u32 = REM_BITS + 1;
 const SLOT_MASK: u64 = (1 << SLOT_BITS) - 1;
@@ -769,7 +772,7 @@ fn main() {
     let args: Vec<String> = std::env::args().collect();
     let items: u64 = args.get(1).map_or(2_000_000, |s| s.parse().unwrap());
     let rounds: usize = args.get(2).map_or(5, |s| s.parse().unwrap());
-    let load: u64 = args.get(3).map_or(26, |s| s.parse().unwrap());
+    let load: u64 = args.get(3).map_or(29, |s| s.parse().unwrap());
     let seed = 7;
     let mut proto = Proto::new(load);
     let t = Instant::now();
