@@ -255,6 +255,8 @@ struct Proto {
     next: u64,
     overflow: Overflow,
     overflow_entries: usize,
+    /// A growth step's buffers, kept between steps: its entries, and each target line's.
+    scratch: (Vec<Entry>, [Vec<Entry>; 2 * G0 as usize]),
     added: u64,
     load: u64,
 }
@@ -312,6 +314,7 @@ impl Proto {
             next: 0,
             overflow: Overflow::default(),
             overflow_entries: 0,
+            scratch: Default::default(),
             added: 0,
             load,
         };
@@ -458,6 +461,18 @@ impl Proto {
         }
     }
 
+    /// Adds a batch, each item's line requested `AHEAD` items before its add (the place is
+    /// found again at the add, as a growth step in between may have moved it).
+    fn add_batch(&mut self, hashes: &[u64]) {
+        const AHEAD: usize = 16;
+        for (i, &h) in hashes.iter().enumerate() {
+            if let Some(&ahead) = hashes.get(i + AHEAD) {
+                prefetch(self.line(self.place(ahead).line));
+            }
+            self.add(h);
+        }
+    }
+
     fn add(&mut self, hash: u64) -> bool {
         let p = self.place(hash);
         if self.probe(p) {
@@ -536,7 +551,8 @@ impl Proto {
     /// Writes line `b`'s own part whole (its buddy's entries kept) with `entries`: sorted by
     /// cell, as many whole cells as fit, the entries of the cells after sent elsewhere.
     fn rebuild(&mut self, b: u64, bk: Bucket, entries: &mut [Entry]) {
-        entries.sort_unstable_by_key(|e| e.cell);
+        // Mostly in order already (drained bucket by bucket): a stable sort takes the runs.
+        entries.sort_by_key(|e| e.cell);
         let line = *self.line(b);
         let room = ((line.own_end() - bk.cells) / (SLOT_BITS + 1)) as usize;
         let (fit, spill_mark) = match entries.get(room) {
@@ -609,7 +625,8 @@ impl Proto {
     fn expand_one(&mut self) {
         let j = self.next;
         let g = G0 + self.pass as u64;
-        let mut entries = Vec::with_capacity(256);
+        let (mut entries, mut targets) = std::mem::take(&mut self.scratch);
+        entries.clear();
         for k in 0..g {
             let b = physical(j, k, self.level);
             self.drain(b, bucket(k, g), &mut entries);
@@ -618,9 +635,9 @@ impl Proto {
         debug_assert_eq!(new, physical(j, g, self.level));
         // Each target line's entries: bucket `k` of the grown group, or (the last pass) bucket
         // `k` of the next level's group `j + top * 2^level` at index `top * G0 + k`.
-        let mut targets: [Vec<Entry>; 2 * G0 as usize] = Default::default();
+        targets.iter_mut().for_each(Vec::clear);
         let last = self.pass as u64 == G0 - 1;
-        for e in entries {
+        for &e in &entries {
             let (lo, hi) = e.range();
             if !last {
                 for k in buckets_of(lo, hi, g + 1) {
@@ -658,6 +675,7 @@ impl Proto {
                 self.rebuild(line, bucket(k, G0), t);
             }
         }
+        self.scratch = (entries, targets);
         self.next += 1;
         if self.next == 1 << self.level {
             self.next = 0;
@@ -672,20 +690,18 @@ impl Proto {
 
 /// The entries a line holds itself, with their group cells, in header order.
 fn own_entries(line: &Line, bk: Bucket, out: &mut Vec<Entry>) {
-    let header = line.header();
-    let slots_at = bk.cells + line.entries();
-    let (mut cell, mut e, mut bit) = (bk.first, 0, 0);
-    while e < line.entries() {
-        if (header >> bit) & 1 == 1 {
-            out.push(Entry {
-                cell,
-                slot: line.slot(slots_at + e * SLOT_BITS),
-            });
-            e += 1;
-        } else {
-            cell += 1;
-        }
-        bit += 1;
+    let n = line.entries();
+    let slots_at = bk.cells + n;
+    // The header's ones, lowest first: the `i`-th one at bit `p` is an entry of local cell
+    // `p - i` (a loop over the bits with a branch on each: 325 against 243-250 ns an add at 2M).
+    let mut ones = line.header() & ((1u128 << (bk.cells + n)) - 1);
+    for i in 0..n {
+        let p = ones.trailing_zeros();
+        ones &= ones - 1;
+        out.push(Entry {
+            cell: bk.first + p - i,
+            slot: line.slot(slots_at + i * SLOT_BITS),
+        });
     }
 }
 
@@ -776,8 +792,12 @@ fn main() {
     let seed = 7;
     let mut proto = Proto::new(load);
     let t = Instant::now();
-    for i in 0..items {
-        proto.add(xxh3_64_with_seed(&url("q", i), seed));
+    // Batches of 1,000, hashed first, as the core's filters are filled.
+    for b in (0..items).step_by(1000) {
+        let hashes: Vec<u64> = (b..(b + 1000).min(items))
+            .map(|i| xxh3_64_with_seed(&url("q", i), seed))
+            .collect();
+        proto.add_batch(&hashes);
     }
     let proto_add_ns = t.elapsed().as_nanos() as f64 / items as f64;
     let spec = FilterSpec {
