@@ -130,7 +130,7 @@ impl Line {
     fn set_bits(&mut self, at: u32, n: u32, value: u64) {
         for i in 0..n {
             let (w, b) = (((at + i) / 64) as usize, (at + i) % 64);
-            self.0[w] = (self.0[w] & !(1 << b)) | ((value >> i) & 1) << b;
+            self.0[w] = (self.0[w] & !(1 << b)) | (value.checked_shr(i).unwrap_or(0) & 1) << b;
         }
     }
     fn foreign_entry(&self, i: u32) -> Entry {
@@ -216,7 +216,7 @@ fn select64(x: u64, n: u32) -> u32 {
     {
         let mut x = x;
         for _ in 0..n {
-            x &= x - 1;
+            x &= x.wrapping_sub(1);
         }
         x.trailing_zeros()
     }
