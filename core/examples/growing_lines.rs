@@ -146,33 +146,31 @@ impl Line {
         self.set_bits(FOREIGN_END - FOREIGN_BITS * (f + 1), FOREIGN_BITS, v);
         self.set_trailer(self.entries(), f + 1, self.spill_mark(), self.mapped());
     }
-    /// The 12-bit slot at bit `at`.
+    /// The `SLOT_BITS`-bit slot at bit `at`.
     fn slot(&self, at: u32) -> u16 {
         self.bits(at, SLOT_BITS) as u16
     }
-    /// The header's first 128 bits (a bucket has 33 cells and at most 35 entries).
+    /// The header's first 128 bits (a bucket spans at most 65 cells and holds at most 36
+    /// entries).
     fn header(&self) -> u128 {
         self.0[0] as u128 | (self.0[1] as u128) << 64
     }
     /// Inserts an entry in one pass over the line: its header one at `one_at` and its slot
     /// at `slot_at` (where it ends up), the bits between moving up by one and those after the
-    /// slot by 13, up to the line's own end (two passes of a general insert: 14% of a fill).
+    /// slot by `SLOT_BITS + 1`, up to the line's own end (two passes of a general insert: 14% of
+    /// a fill).
     fn insert_entry(&mut self, one_at: u32, slot_at: u32, slot: u64) {
         let old = self.0;
-        let (by1, by13) = (shifted(&old, 1), shifted(&old, SLOT_BITS + 1));
+        let (by1, by_slot) = (shifted(&old, 1), shifted(&old, SLOT_BITS + 1));
         let end = self.own_end();
         let mut out = [0u64; 8];
         for (i, o) in out.iter_mut().enumerate() {
             *o = old[i] & (span(i, 0, one_at) | span(i, end, 512))
                 | by1[i] & span(i, one_at + 1, slot_at)
-                | by13[i] & span(i, slot_at + SLOT_BITS, end);
+                | by_slot[i] & span(i, slot_at + SLOT_BITS, end);
         }
         out[(one_at / 64) as usize] |= 1 << (one_at % 64);
-        let (w, off) = ((slot_at / 64) as usize, slot_at % 64);
-        out[w] |= slot << off;
-        if off + SLOT_BITS > 64 {
-            out[w + 1] |= slot >> (64 - off);
-        }
+        put_slot(&mut out, slot_at, slot);
         self.0 = out;
     }
 }
@@ -180,6 +178,15 @@ impl Line {
 /// The line's bits moved up by `n` (1 to 63) as one 512-bit number.
 fn shifted(w: &[u64; 8], n: u32) -> [u64; 8] {
     std::array::from_fn(|i| w[i] << n | if i > 0 { w[i - 1] >> (64 - n) } else { 0 })
+}
+
+/// Sets a slot's bits at bit `at` of a line's words, where they are zero.
+fn put_slot(words: &mut [u64; 8], at: u32, slot: u64) {
+    let (w, off) = ((at / 64) as usize, at % 64);
+    words[w] |= slot << off;
+    if off + SLOT_BITS > 64 {
+        words[w + 1] |= slot >> (64 - off);
+    }
 }
 
 /// Word `i`'s part of the bits `[lo, hi)` of a line.
@@ -195,8 +202,8 @@ fn span(i: usize, lo: u32, hi: u32) -> u64 {
 fn select0(x: u128, n: u32) -> u32 {
     let lo = !(x as u64);
     let ones = lo.count_ones();
-    // Both words' selects, then a pick without a branch: a bucket of 43 cells and 30 entries
-    // crosses the first word, a coin toss per lookup.
+    // Both words' selects, then a pick without a branch: a header of more than 64 bits (up to
+    // 65 cells and their entries) leaves the first word on a coin toss per lookup.
     let in_lo = select64(lo, n & 63);
     let in_hi = 64 + select64(!((x >> 64) as u64), n.wrapping_sub(ones) & 63);
     if n < ones {
@@ -462,7 +469,8 @@ impl Proto {
     }
 
     /// Adds a batch, each item's line requested `AHEAD` items before its add (the place is
-    /// found again at the add, as a growth step in between may have moved it).
+    /// found again at the add, as a growth step in between may have moved it): 240-246 against
+    /// 250-268 ns an add at 2M without the requests.
     fn add_batch(&mut self, hashes: &[u64]) {
         const AHEAD: usize = 16;
         for (i, &h) in hashes.iter().enumerate() {
@@ -551,12 +559,11 @@ impl Proto {
     /// Writes line `b`'s own part whole (its buddy's entries kept) with `entries`: sorted by
     /// cell, as many whole cells as fit, the entries of the cells after sent elsewhere.
     fn rebuild(&mut self, b: u64, bk: Bucket, entries: &mut Vec<Entry>) {
-        // An entry kept in two buckets (its known prefix crossed a boundary) comes back twice
-        // when its group grows again and both land here: one is enough (identical entries
-        // answer alike; without this, copies piled up: 35,340 entries in the map at 2M, not
-        // 21,768).
-        // Mostly in order already (drained bucket by bucket): a stable sort by cell takes the
-        // runs (sorting by cell and slot cost 50-70 ns an add), and a cell's run is short.
+        // Entries arrive mostly in cell order (drained bucket by bucket), so a stable sort by
+        // cell takes the runs (sorting by cell and slot cost 50-70 ns an add). An entry kept in
+        // two buckets (its known prefix crossed a boundary) comes back twice when its group grows
+        // again and both land here: one is kept, as identical entries answer alike (without
+        // this, copies piled up: 35,340 entries in the map at 2M, not 21,768).
         entries.sort_by_key(|e| e.cell);
         let mut kept = 0;
         let mut run = 0;
@@ -582,28 +589,14 @@ impl Proto {
             }
         };
         let mut words = line.0;
-        let own = line.own_end();
         for (w, word) in words.iter_mut().enumerate() {
-            let lo = w as u32 * 64;
-            let keep = if own <= lo {
-                u64::MAX
-            } else if own >= lo + 64 {
-                0
-            } else {
-                !((1u64 << (own - lo)) - 1)
-            };
-            *word &= keep;
+            *word &= span(w, line.own_end(), 512);
         }
         let slots_at = bk.cells + fit as u32;
         for (i, e) in entries[..fit].iter().enumerate() {
             let one = i as u32 + e.cell - bk.first;
             words[(one / 64) as usize] |= 1 << (one % 64);
-            let at = slots_at + i as u32 * SLOT_BITS;
-            let (w, off) = ((at / 64) as usize, at % 64);
-            words[w] |= (e.slot as u64) << off;
-            if off + SLOT_BITS > 64 {
-                words[w + 1] |= (e.slot as u64) >> (64 - off);
-            }
+            put_slot(&mut words, slots_at + i as u32 * SLOT_BITS, e.slot as u64);
         }
         let l = self.line_mut(b);
         l.0 = words;
@@ -623,7 +616,9 @@ impl Proto {
                 out.push(buddy.foreign_entry(i));
             }
             let end = buddy.own_end();
-            buddy.set_bits(end, FOREIGN_END - end, 0);
+            for (w, word) in buddy.0.iter_mut().enumerate() {
+                *word &= !span(w, end, FOREIGN_END);
+            }
             buddy.set_trailer(buddy.entries(), 0, buddy.spill_mark(), buddy.mapped());
         }
         if let Some(v) = self.overflow.remove(&b) {
@@ -639,7 +634,8 @@ impl Proto {
     }
 
     /// Grows the next group by a bucket: its entries drained, placed, and each line written
-    /// whole (an entry at a time, each insert moving the line's bits: 522-1,004 ns an add).
+    /// whole (an entry at a time, each insert moving the line's bits, took 356 against 233 ns
+    /// an add at 2M with groups of 2).
     fn expand_one(&mut self) {
         let j = self.next;
         let g = G0 + self.pass as u64;
@@ -665,16 +661,14 @@ impl Proto {
                 // The next level: the fraction's first bit picks the group, the cell takes the
                 // first bit the entry kept (both halves for a void entry).
                 let top = lo >> 63;
-                let kept = e.kept();
                 let cell_hi = (e.cell << 1) & ((1 << CELL_BITS) - 1);
-                let variants: &[u32] = if kept == 0 { &[0, 1] } else { &[2] };
-                for &v in variants {
-                    let (cell, slot) = if v == 2 {
-                        let bit = (e.slot >> (SLOT_BITS - 1)) as u32 & 1;
-                        (cell_hi | bit, (e.slot << 1) & ((1 << SLOT_BITS) - 1))
-                    } else {
-                        (cell_hi | v, e.slot)
-                    };
+                let (first, second) = if e.kept() == 0 {
+                    ((cell_hi, e.slot), Some((cell_hi | 1, e.slot)))
+                } else {
+                    let bit = (e.slot >> (SLOT_BITS - 1)) as u32 & 1;
+                    ((cell_hi | bit, (e.slot << 1) & SLOT_MASK as u16), None)
+                };
+                for (cell, slot) in std::iter::once(first).chain(second) {
                     let aged = Entry { cell, slot };
                     let (lo, hi) = aged.range();
                     for k in buckets_of(lo, hi, G0) {

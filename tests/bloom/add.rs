@@ -685,8 +685,7 @@ fn insert_notifies_and_replicates() {
         run(&mut pc, &["CONFIG", "SET", "notify-keyspace-events", "Ed"]),
         ok()
     );
-    let mut sub = p.conn();
-    sub.set_read_timeout(Some(Duration::from_secs(5))).unwrap();
+    let mut sub = p.subscriber();
     let mut sub = sub.as_pubsub();
     sub.subscribe("__keyevent@0__:bf.insert").unwrap();
 

@@ -12,8 +12,6 @@ mod info;
 mod reserve;
 mod scandump;
 
-use std::time::Duration;
-
 use common::*;
 
 fn key_type(con: &mut redis::Connection, key: &str) -> Reply {

@@ -235,10 +235,10 @@ pub fn run<A: AsRef<[u8]>>(con: &mut redis::Connection, args: &[A]) -> Reply {
     Reply::from_value(raw(con, args))
 }
 
-/// The next message of a subscription, whose connection has a read timeout so that a missing
-/// notification fails the test instead of hanging it. A stop and continue of the test process
-/// interrupts a read that has a timeout (EINTR, see `Server::connect`); the client's decoder
-/// keeps what it had read of the message, so reading again resumes it.
+/// The next message of a subscription on a [`Server::subscriber`] connection. A stop and
+/// continue of the test process interrupts a read that has a timeout (EINTR, see
+/// `Server::connect`); the client's decoder keeps what it had read of the message, so reading
+/// again resumes it.
 pub fn next_message(sub: &mut redis::PubSub) -> redis::Msg {
     const EINTR: i32 = 4;
     let interrupted = std::io::Error::from_raw_os_error(EINTR).to_string();

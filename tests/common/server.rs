@@ -509,6 +509,14 @@ impl Server {
         self.connect(false)
     }
 
+    /// A connection for pub/sub, read through [`next_message`]: its reads time out after 5 s,
+    /// so that a notification that never comes fails the test instead of hanging it.
+    pub fn subscriber(&self) -> redis::Connection {
+        let con = self.connect(false);
+        con.set_read_timeout(Some(Duration::from_secs(5))).unwrap();
+        con
+    }
+
     /// A RESP3 connection (the redis crate sends `HELLO 3` on connect).
     pub fn conn_resp3(&self) -> redis::Connection {
         self.connect(true)

@@ -502,9 +502,7 @@ fn keyspace_events_of_the_cf_writes() {
         run(&mut c, &["CONFIG", "SET", "notify-keyspace-events", "Ed"]),
         ok()
     );
-    let mut sub = s.conn();
-    sub.set_read_timeout(Some(std::time::Duration::from_secs(5)))
-        .unwrap();
+    let mut sub = s.subscriber();
     let mut sub = sub.as_pubsub();
     sub.psubscribe("__keyevent@0__:cf.*").unwrap();
     let steps = {
