@@ -29,8 +29,14 @@ pub(crate) fn prefetch(word: &u64) {
 /// huge pages directly. Errors are ignored: the kernel may have THP disabled, and the array
 /// works the same either way.
 pub(crate) fn advise_huge_pages<T: Copy>(data: &mut [T]) {
+    advise_huge_pages_from(data, HUGE_PAGE_MIN_BYTES);
+}
+
+/// [`advise_huge_pages`] for an array of at least `min_bytes` (a growing filter's segments
+/// ask from one huge page up: they are its lines, all of them read at random).
+pub(crate) fn advise_huge_pages_from<T: Copy>(data: &mut [T], min_bytes: usize) {
     let bytes = std::mem::size_of_val(data);
-    if bytes < HUGE_PAGE_MIN_BYTES {
+    if bytes < min_bytes.max(HUGE_PAGE) {
         return;
     }
     #[cfg(target_os = "linux")]

@@ -22,7 +22,8 @@
 //! Files: [`filter`] (the model, [`Growing`]), [`chunk`], [`bits`] (bit fields and select),
 //! [`design`] (widths from the rate),
 //! [`builder`] (a decoded one's invariants), [`records`] (the chunks' serialised form both
-//! formats carry), [`rdb`], [`scandump`], [`describe`].
+//! formats carry), [`rdb`], [`scandump`], [`describe`]. [`lines`] is the next layout, a lookup
+//! reading one line with no table (not served yet: it has no format).
 
 pub(crate) mod bits;
 pub(crate) mod builder;
@@ -30,6 +31,7 @@ pub(crate) mod chunk;
 pub(crate) mod describe;
 pub(crate) mod design;
 pub(crate) mod filter;
+pub mod lines;
 pub(crate) mod rdb;
 pub(crate) mod records;
 pub(crate) mod scandump;

@@ -1,0 +1,491 @@
+//! The one-line growing filter's model ([`LineFilter`]): where an item's line is, its lookups
+//! in batches, its adds. Growth steps are in [`super::grow`].
+
+use xxhash_rust::xxh3::xxh3_64_with_seed;
+
+use crate::growing::bits::{run_batch, Batch, Select};
+use crate::growing::lines::line::{select0, Bucket, Entry, Widths, CELL_BITS, G0, MAX_REM};
+use crate::growing::lines::overflow::Overflow;
+use crate::hints;
+use crate::lines::{self, Line};
+use crate::memory::{allocated, Block};
+use crate::outcome::{AddOutcome, FilterError};
+
+/// Lines of a full segment: 8 MiB, whose 2 MiB pages inside ask for huge pages (a block's
+/// start is not aligned to one, so segments of one huge page had none: lookups at 13.1M items
+/// 0.747 of a reserved filter's speed, 0.842 with 8 MiB). The last segment grows a size
+/// class at a time until it is full, so a small filter's memory follows its lines.
+pub(crate) const SEGMENT_LOG: u32 = 15;
+const SEGMENT: u64 = 1 << SEGMENT_LOG;
+
+/// Items a batch places (and requests the lines of) before it reads the first.
+const BLOCK: usize = 32;
+
+/// A growing filter whose lookup reads one 64-byte line, found by arithmetic (see the
+/// folder's documentation).
+#[derive(Debug)]
+pub struct LineFilter {
+    pub(crate) seed: u64,
+    pub(crate) error: f64,
+    pub(crate) capacity: u64,
+    pub(crate) widths: Widths,
+    /// Groups are `2^level`; those before `next` have `G0 + pass + 1` buckets, the others
+    /// `G0 + pass` (in the last pass, those before `next` are the next level's).
+    pub(crate) level: u32,
+    pub(crate) pass: u32,
+    pub(crate) next: u64,
+    pub(crate) items: u64,
+    /// Lines in use.
+    pub(crate) lines: u64,
+    /// The lines, in segments of `2^SEGMENT_LOG`; only the last may be shorter.
+    pub(crate) segments: Vec<Block<Line>>,
+    pub(crate) overflow: Overflow,
+    /// A write's buffers, kept between writes: its entries, each target line's, and those it
+    /// sends to the overflow.
+    pub(crate) scratch: Scratch,
+}
+
+/// A write's buffers ([`LineFilter::scratch`]).
+pub(crate) type Scratch = (Vec<Entry>, [Vec<Entry>; 2 * G0 as usize], Vec<(u64, Entry)>);
+
+/// Where an item is looked for: its line, its bucket's cells, the item's cell and slot.
+#[derive(Debug, Clone, Copy, Default)]
+pub(crate) struct Place {
+    pub(crate) line: u64,
+    pub(crate) cells: Cells,
+    pub(crate) cell: u32,
+    pub(crate) slot: u32,
+}
+
+/// The cells a bucket spans: its first (the one holding its lower boundary) and how many (the
+/// zeros its header holds: a bucket of a larger group has fewer, and room for more entries).
+#[derive(Debug, Clone, Copy, Default)]
+pub(crate) struct Cells {
+    pub(crate) first: u32,
+    pub(crate) count: u32,
+}
+
+/// The cells of bucket `k` of a group of `g`, from a table: a division on every lookup's path
+/// held the prototype at 0.67-0.70 of a reserved filter's speed at 2M (0.83 with the table).
+#[inline(always)]
+pub(crate) fn cells_of(k: u64, g: u64) -> Cells {
+    const N: usize = 2 * G0 as usize;
+    const TABLE: [[(u8, u8); N]; N + 1] = {
+        let mut t = [[(0u8, 0u8); N]; N + 1];
+        let mut g = 1;
+        while g <= N {
+            let mut k = 0;
+            while k < g {
+                let first = (k << CELL_BITS) / g;
+                let end = ((k + 1) << CELL_BITS).div_ceil(g);
+                t[g][k] = (first as u8, (end - first) as u8);
+                k += 1;
+            }
+            g += 1;
+        }
+        t
+    };
+    let (first, count) = TABLE[g as usize][k as usize];
+    Cells {
+        first: u32::from(first),
+        count: u32::from(count),
+    }
+}
+
+/// Line of bucket `k` of group `j` at `level`: the lines only ever grow at the end, and a
+/// group's `2 * G0` lines are the next level's groups `j` and `j + 2^level` without a move.
+#[inline(always)]
+pub(crate) fn physical(j: u64, k: u64, level: u32) -> u64 {
+    j + (k << level)
+}
+
+impl LineFilter {
+    /// An empty filter for `error` (None below what its widths hold) sized to hold about
+    /// `capacity` items before it first grows, hashed under `seed`, within `max_bytes`.
+    pub fn new(error: f64, capacity: u64, seed: u64, max_bytes: u64) -> Result<Self, FilterError> {
+        let widths = Widths::for_rate(error).ok_or(FilterError::CannotGrow)?;
+        // The most groups the capacity fills: the filter holds it, or about half of it more.
+        let per_group = G0 * u64::from(widths.load);
+        let level = (capacity / per_group)
+            .max(1)
+            .ilog2()
+            .min(max_level(&widths));
+        let mut filter = LineFilter {
+            seed,
+            error,
+            capacity,
+            widths,
+            level,
+            pass: 0,
+            next: 0,
+            items: 0,
+            lines: 0,
+            segments: Vec::new(),
+            overflow: Overflow::new(&widths),
+            scratch: Default::default(),
+        };
+        let lines = G0 << level;
+        let needed = lines * 64;
+        if needed > max_bytes {
+            return Err(FilterError::TooLarge {
+                needed,
+                limit: max_bytes,
+            });
+        }
+        filter.reserve_lines(lines)?;
+        filter.lines = lines;
+        Ok(filter)
+    }
+
+    /// Items added.
+    pub fn items(&self) -> u64 {
+        self.items
+    }
+
+    /// The false-positive rate it was asked for.
+    pub fn error(&self) -> f64 {
+        self.error
+    }
+
+    /// The starting capacity it was created with.
+    pub fn capacity(&self) -> u64 {
+        self.capacity
+    }
+
+    /// Lines in use.
+    pub fn line_count(&self) -> u64 {
+        self.lines
+    }
+
+    /// Entries in the overflow (no line had room for them).
+    pub fn overflow_entries(&self) -> u64 {
+        self.overflow.entries()
+    }
+
+    #[inline(always)]
+    pub(crate) fn line(&self, b: u64) -> &Line {
+        &self.segments[(b >> SEGMENT_LOG) as usize][(b & (SEGMENT - 1)) as usize]
+    }
+
+    #[inline(always)]
+    pub(crate) fn line_mut(&mut self, b: u64) -> &mut Line {
+        &mut self.segments[(b >> SEGMENT_LOG) as usize][(b & (SEGMENT - 1)) as usize]
+    }
+
+    /// Makes room for `lines` lines in all (new ones zeroed): the last segment grows by an
+    /// eighth at least, to the end of the allocator's size class (which it would round the
+    /// block up to anyway: up to a quarter past 16 KiB), full segments follow. On a refusal
+    /// nothing changed.
+    pub(crate) fn reserve_lines(&mut self, lines: u64) -> Result<(), FilterError> {
+        let room = |s: &Vec<Block<Line>>| {
+            s.len().saturating_sub(1) as u64 * SEGMENT + s.last().map_or(0, |l| l.len() as u64)
+        };
+        while room(&self.segments) < lines {
+            let last_full = self
+                .segments
+                .last()
+                .is_none_or(|l| l.len() as u64 == SEGMENT);
+            let full = self.segments.len().saturating_sub(usize::from(!last_full)) as u64;
+            let last = if last_full {
+                0
+            } else {
+                room(&self.segments) - full * SEGMENT
+            };
+            let wanted = (lines - full * SEGMENT).max(last * 9 / 8 + 1).min(SEGMENT);
+            let wanted = (allocated(wanted as usize * 64) / 64).min(SEGMENT) as usize;
+            let mut grown = lines::zeroed(wanted)?;
+            hints::advise_huge_pages_from(&mut grown, 0);
+            if last_full {
+                self.segments
+                    .try_reserve(1)
+                    .map_err(|_| FilterError::OutOfMemory {
+                        needed: std::mem::size_of::<Block<Line>>() as u64,
+                    })?;
+                self.segments.push(grown);
+            } else {
+                let old = self.segments.last_mut().expect("a last segment");
+                grown[..old.len()].copy_from_slice(old);
+                *old = grown;
+            }
+        }
+        Ok(())
+    }
+
+    /// Where a hash's item is looked for.
+    #[inline(always)]
+    pub(crate) fn place(&self, hash: u64) -> Place {
+        // The group's address is the hash's first `level` bits, first bit lowest, so that the
+        // last pass gives each group the next bit as its top address bit.
+        let reversed = hash.reverse_bits();
+        let j = reversed & ((1u64 << self.level) - 1);
+        let rem = self.widths.rem;
+        let slot_of = |f: u64| ((f >> (64 - CELL_BITS - rem)) as u32 & ((1 << rem) - 1)) << 1 | 1;
+        if u64::from(self.pass) == G0 - 1 && j < self.next {
+            // Already written as the next level's two groups of G0 buckets.
+            let j = reversed & ((2u64 << self.level) - 1);
+            let f = hash << (self.level + 1);
+            let k = ((u128::from(f) * u128::from(G0)) >> 64) as u64;
+            return Place {
+                line: physical(j, k, self.level + 1),
+                cells: cells_of(k, G0),
+                cell: (f >> (64 - CELL_BITS)) as u32,
+                slot: slot_of(f),
+            };
+        }
+        let f = hash << self.level;
+        let g = G0 + u64::from(self.pass) + u64::from(j < self.next);
+        let k = ((u128::from(f) * u128::from(g)) >> 64) as u64;
+        Place {
+            line: physical(j, k, self.level),
+            cells: cells_of(k, g),
+            cell: (f >> (64 - CELL_BITS)) as u32,
+            slot: slot_of(f),
+        }
+    }
+
+    /// Whether an item of this place may have been added: its cell's slots in its line, then,
+    /// for a cell the line sent elsewhere, its buddy's foreign entries and the overflow map.
+    #[inline(always)]
+    pub(crate) fn probe<S: Select>(&self, p: Place) -> bool {
+        let w = &self.widths;
+        let line = self.line(p.line);
+        let local = p.cell.wrapping_sub(p.cells.first) & 0x7f;
+        let header = line.header();
+        // A zero put before the header stands for the cell before the first: the cell's run
+        // starts after the `local`-th zero, with no branch for the first cell.
+        let start = select0::<S>(header << 1, local);
+        let count = (!(header >> (start & 127))).trailing_zeros();
+        let first_entry = start.saturating_sub(local);
+        // At most the line's last bit (a damaged line's lookup reads in the line).
+        let at = (p.cells.count + line.entries() + first_entry * w.slot).min(511);
+        // The slots a word holds compared at once, without a branch on the count (a cell
+        // holds as many or fewer entries but for a lookup in 250 at 1%).
+        let window = line.bits(at, 64);
+        let per_window = 64 / w.slot;
+        let mut hit = false;
+        for i in 0..per_window.min(4) {
+            let slot = (window >> (i * w.slot)) as u32 & w.slot_mask() as u32;
+            hit |= (Entry { cell: 0, slot }).matches(p.slot) & (i < count) & (slot != 0);
+        }
+        if hit {
+            return true;
+        }
+        let end = (first_entry + count).min(63);
+        for e in first_entry + per_window.min(4)..end {
+            let at = p.cells.count + line.entries() + e * w.slot;
+            if at + w.slot > 512 {
+                break;
+            }
+            let slot = line.bits(at, w.slot) as u32;
+            if slot != 0 && (Entry { cell: 0, slot }).matches(p.slot) {
+                return true;
+            }
+        }
+        if local < line.spill_from() {
+            return false;
+        }
+        self.probe_elsewhere(p)
+    }
+
+    /// The rest of a lookup of a cell its line sent elsewhere: 0.5-1.2% of absent lookups.
+    #[cold]
+    fn probe_elsewhere(&self, p: Place) -> bool {
+        let w = &self.widths;
+        let buddy = p.line ^ 1;
+        if buddy < self.lines {
+            let buddy = self.line(buddy);
+            let found = (0..buddy.foreign()).any(|i| {
+                let e = buddy.foreign_entry(i, w);
+                e.cell == p.cell && e.matches(p.slot)
+            });
+            if found {
+                return true;
+            }
+        }
+        self.line(p.line).mapped() && self.overflow.matches(p.line, p.cell, p.slot)
+    }
+
+    /// An item's hash.
+    #[inline(always)]
+    pub fn hash(&self, item: &[u8]) -> u64 {
+        xxh3_64_with_seed(item, self.seed)
+    }
+
+    /// Whether the item may have been added.
+    pub fn contains(&self, item: &[u8]) -> bool {
+        let mut found = false;
+        self.contains_many(std::iter::once(item), |present| found = present);
+        found
+    }
+
+    /// Checks items in order, passing each answer on: in blocks of [`BLOCK`], every item of a
+    /// block placed and its line requested before the first is read.
+    pub fn contains_many<'a>(
+        &self,
+        items: impl Iterator<Item = &'a [u8]>,
+        answer: impl FnMut(bool),
+    ) {
+        run_batch(Lookups {
+            filter: self,
+            items,
+            answer,
+        });
+    }
+
+    /// Adds an item: `Present` when it may be in already (nothing changes), else a new entry,
+    /// after the growth step its count asks for. `max_bytes` is the per-filter limit.
+    pub fn add(&mut self, item: &[u8], max_bytes: u64) -> Result<AddOutcome, FilterError> {
+        let mut result = Ok(AddOutcome::Present);
+        self.add_many(std::iter::once(item), max_bytes, |r| {
+            result = r;
+            true
+        });
+        result
+    }
+
+    /// Adds items in order, passing each outcome to `outcome`, which returns whether to go on;
+    /// each item's line requested [`BLOCK`] / 2 adds before its own.
+    pub fn add_many<'a>(
+        &mut self,
+        items: impl Iterator<Item = &'a [u8]>,
+        max_bytes: u64,
+        outcome: impl FnMut(Result<AddOutcome, FilterError>) -> bool,
+    ) {
+        run_batch(Adds {
+            filter: self,
+            items,
+            max_bytes,
+            outcome,
+        });
+    }
+
+    /// Adds an item of this hash (see [`Self::add`]).
+    #[inline(always)]
+    fn add_hashed<S: Select>(
+        &mut self,
+        hash: u64,
+        max_bytes: u64,
+    ) -> Result<AddOutcome, FilterError> {
+        let p = self.place(hash);
+        if self.probe::<S>(p) {
+            return Ok(AddOutcome::Present);
+        }
+        if self.items >= u64::from(self.widths.load) * self.lines {
+            self.grow(max_bytes)?;
+        }
+        // Placed again: the growth step may have moved its bucket.
+        let p = self.place(hash);
+        let e = Entry {
+            cell: p.cell,
+            slot: p.slot,
+        };
+        self.insert::<S>(p.line, p.cells, e)?;
+        self.items += 1;
+        Ok(AddOutcome::Added)
+    }
+
+    /// Bytes counted against the per-filter limit on every growth step, without a walk: the
+    /// lines and the overflow's entries (its tables' slack aside).
+    pub(crate) fn counted_bytes(&self) -> u64 {
+        self.lines * 64 + self.overflow.entries() * 8
+    }
+
+    /// Bytes its allocations take from the allocator (not its own struct): the segments and
+    /// their table, the overflow, a write's buffers.
+    pub fn heap_bytes(&self) -> u64 {
+        let segments: u64 = self.segments.iter().map(|s| allocated(s.len() * 64)).sum();
+        let table = allocated(self.segments.capacity() * std::mem::size_of::<Block<Line>>());
+        let entry = std::mem::size_of::<Entry>();
+        let (entries, targets, spills) = &self.scratch;
+        let scratch = allocated(entries.capacity() * entry)
+            + targets
+                .iter()
+                .map(|t| allocated(t.capacity() * entry))
+                .sum::<u64>()
+            + allocated(spills.capacity() * std::mem::size_of::<(u64, Entry)>());
+        segments + table + self.overflow.heap_bytes() + scratch
+    }
+}
+
+/// The highest level a filter of these widths reaches: a place takes `level + 1` bits of the
+/// hash for the group, then the cell's and the remainder's.
+pub(crate) fn max_level(w: &Widths) -> u32 {
+    64 - 1 - CELL_BITS - w.rem.min(MAX_REM)
+}
+
+/// A lookup batch, compiled for the CPU's select ([`run_batch`]).
+struct Lookups<'f, I, A> {
+    filter: &'f LineFilter,
+    items: I,
+    answer: A,
+}
+
+impl<'a, I: Iterator<Item = &'a [u8]>, A: FnMut(bool)> Batch for Lookups<'_, I, A> {
+    type Output = ();
+
+    /// A sliding window: each item placed and its line requested [`BLOCK`] items before it
+    /// is read (blocks of 32, placed whole and then read: 0.842 against 0.877 of a reserved
+    /// filter's speed at 13.1M).
+    #[inline(always)]
+    fn run<S: Select>(mut self) {
+        let f = self.filter;
+        let mut ring = [Place::default(); BLOCK];
+        let mut n = 0;
+        for item in self.items.by_ref().take(BLOCK) {
+            ring[n] = f.place(f.hash(item));
+            hints::prefetch_any(f.line(ring[n].line));
+            n += 1;
+        }
+        let mut oldest = 0;
+        for item in self.items {
+            let p = f.place(f.hash(item));
+            hints::prefetch_any(f.line(p.line));
+            (self.answer)(f.probe::<S>(std::mem::replace(&mut ring[oldest], p)));
+            oldest = (oldest + 1) % BLOCK;
+        }
+        for i in 0..n {
+            (self.answer)(f.probe::<S>(ring[(oldest + i) % n.max(1)]));
+        }
+    }
+}
+
+/// An add batch, compiled for the CPU's select: each item hashed and its line requested
+/// `BLOCK / 2` items ahead (placed again at its add, as a growth step between may move it).
+struct Adds<'f, I, O> {
+    filter: &'f mut LineFilter,
+    items: I,
+    max_bytes: u64,
+    outcome: O,
+}
+
+impl<'a, I, O> Batch for Adds<'_, I, O>
+where
+    I: Iterator<Item = &'a [u8]>,
+    O: FnMut(Result<AddOutcome, FilterError>) -> bool,
+{
+    type Output = ();
+
+    #[inline(always)]
+    fn run<S: Select>(mut self) {
+        const AHEAD: usize = BLOCK / 2;
+        let mut hashes = [0u64; AHEAD];
+        loop {
+            let mut n = 0;
+            while n < AHEAD {
+                let Some(item) = self.items.next() else { break };
+                hashes[n] = self.filter.hash(item);
+                let line = self.filter.place(hashes[n]).line;
+                hints::prefetch_any(self.filter.line(line));
+                n += 1;
+            }
+            if n == 0 {
+                return;
+            }
+            for &hash in &hashes[..n] {
+                if !(self.outcome)(self.filter.add_hashed::<S>(hash, self.max_bytes)) {
+                    return;
+                }
+            }
+        }
+    }
+}
