@@ -45,8 +45,18 @@ pub struct LineFilter {
     pub(crate) scratch: Scratch,
 }
 
-/// A write's buffers ([`LineFilter::scratch`]).
-pub(crate) type Scratch = (Vec<Entry>, [Vec<Entry>; 2 * G0 as usize], Vec<(u64, Entry)>);
+/// A write's buffers ([`LineFilter::scratch`]), kept between writes.
+#[derive(Debug, Default)]
+pub(crate) struct Scratch {
+    /// A growth step's entries.
+    pub(crate) entries: Vec<Entry>,
+    /// Each target line's.
+    pub(crate) targets: [Vec<Entry>; 2 * G0 as usize],
+    /// Those a growth step sends to the overflow.
+    pub(crate) spills: Vec<(u64, Entry)>,
+    /// The slots a full line sheds.
+    pub(crate) shed: Vec<u32>,
+}
 
 /// Where an item is looked for: its line, its bucket's cells, the item's cell and slot.
 #[derive(Debug, Clone, Copy, Default)]
@@ -396,13 +406,14 @@ impl LineFilter {
         let segments: u64 = self.segments.iter().map(|s| allocated(s.len() * 64)).sum();
         let table = allocated(self.segments.capacity() * std::mem::size_of::<Block<Line>>());
         let entry = std::mem::size_of::<Entry>();
-        let (entries, targets, spills) = &self.scratch;
-        let scratch = allocated(entries.capacity() * entry)
-            + targets
+        let b = &self.scratch;
+        let scratch = allocated(b.entries.capacity() * entry)
+            + b.targets
                 .iter()
                 .map(|t| allocated(t.capacity() * entry))
                 .sum::<u64>()
-            + allocated(spills.capacity() * std::mem::size_of::<(u64, Entry)>());
+            + allocated(b.spills.capacity() * std::mem::size_of::<(u64, Entry)>())
+            + allocated(b.shed.capacity() * 4);
         segments + table + self.overflow.heap_bytes() + scratch
     }
 }

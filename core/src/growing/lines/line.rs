@@ -153,6 +153,13 @@ pub(crate) trait Bucket {
     /// (where it ends up), the bits between moving up by one and those after the slot by a
     /// slot and one, up to the line's own end (two general inserts: 14% of a fill).
     fn insert_entry(&mut self, one_at: u32, slot_at: u32, slot: u64, w: &Widths);
+    /// The local cell of its last entry and how many entries that cell holds (0 when the
+    /// line holds none), for a header of `cells` cells.
+    fn last_cell(&self, cells: u32) -> (u32, u32);
+    /// Takes out the entries of its last occupied local cell (their slots into `out`, which
+    /// has room), the bits after them moving down (an insert undone), and marks that cell as
+    /// the first it sends elsewhere; returns the cell.
+    fn shed_last_cell(&mut self, cells: u32, w: &Widths, out: &mut Vec<u32>) -> u32;
 }
 
 impl Bucket for Line {
@@ -216,6 +223,41 @@ impl Bucket for Line {
         put_bits(&mut out, slot_at, slot);
         self.0 = out;
     }
+    fn last_cell(&self, cells: u32) -> (u32, u32) {
+        let entries = self.entries();
+        let header = self.header() & ((1u128 << (cells + entries).min(127)) - 1);
+        if header == 0 {
+            return (0, 0);
+        }
+        let last_one = 127 - header.leading_zeros();
+        // The cell's entries are the run of ones ending at its last one.
+        let run = (!(header << (127 - last_one))).leading_zeros();
+        (last_one - (entries - 1), run)
+    }
+    fn shed_last_cell(&mut self, cells: u32, w: &Widths, out: &mut Vec<u32>) -> u32 {
+        let entries = self.entries();
+        let len = cells + entries;
+        let (local, run) = self.last_cell(cells);
+        let last_one = local + entries - 1;
+        for i in entries - run..entries {
+            out.push(self.bits(len + i * w.slot, w.slot) as u32);
+        }
+        let kept_slots = (entries - run) * w.slot;
+        let down = shifted_down(&self.0, run);
+        let end = self.own_end(w);
+        let old = self.0;
+        for (i, word) in self.0.iter_mut().enumerate() {
+            *word = old[i] & (span(i, 0, last_one + 1 - run) | span(i, end, 512))
+                | down[i] & span(i, len - run, len - run + kept_slots);
+        }
+        self.set_trailer(entries - run, self.foreign(), local + 1, self.mapped());
+        local
+    }
+}
+
+/// The line's bits moved down by `n` (1 to 63) as one 512-bit number.
+fn shifted_down(w: &[u64; 8], n: u32) -> [u64; 8] {
+    std::array::from_fn(|i| w[i] >> n | if i < 7 { w[i + 1] << (64 - n) } else { 0 })
 }
 
 /// The line's bits moved up by `n` (1 to 63) as one 512-bit number.

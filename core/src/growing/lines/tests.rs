@@ -160,3 +160,46 @@ fn a_large_capacity_starts_wide() {
     let tight = LineFilter::new(0.01, 2_000_000, 1, 1000);
     assert!(matches!(tight, Err(FilterError::TooLarge { .. })));
 }
+
+/// A line filled entry by entry as inserts fill it, then its last cell shed: the entries left
+/// are the ones before, in order, and the shed slots the last cell's.
+#[test]
+fn a_shed_cell_leaves_the_others_as_they_were() {
+    use crate::growing::bits::Broadword;
+    use crate::growing::lines::filter::Cells;
+    use crate::growing::lines::grow::own_entries;
+    use crate::growing::lines::line::{select0, Bucket, Entry};
+    use crate::lines::Line;
+    let w = Widths::for_rate(0.01).unwrap();
+    let cells = Cells {
+        first: 0,
+        count: 64,
+    };
+    let mut line = Line::default();
+    let mut state = 0x2545_f491_4f6c_dd1du64;
+    for _ in 0..30 {
+        state ^= state << 13;
+        state ^= state >> 7;
+        state ^= state << 17;
+        let cell = (state % 64) as u32;
+        let slot = ((state >> 20) as u32 & 0x3ff) << 1 | 1;
+        let entries = line.entries();
+        let start = select0::<Broadword>(line.header() << 1, cell);
+        let at = cells.count + entries + 1 + (start - cell) * w.slot;
+        line.insert_entry(start, at, u64::from(slot), &w);
+        line.set_trailer(entries + 1, 0, 0, false);
+    }
+    let mut before = Vec::with_capacity(64);
+    own_entries(&line, cells, &w, &mut before);
+    assert!(before.windows(2).all(|p| p[0].cell <= p[1].cell));
+    let last = before.last().unwrap().cell;
+    let mut shed = Vec::with_capacity(64);
+    assert_eq!(line.shed_last_cell(cells.count, &w, &mut shed), last);
+    let mut after = Vec::with_capacity(64);
+    own_entries(&line, cells, &w, &mut after);
+    let kept = before.iter().filter(|e| e.cell != last).count();
+    assert_eq!(after, before[..kept]);
+    let gone: Vec<u32> = before[kept..].iter().map(|e: &Entry| e.slot).collect();
+    assert_eq!(shed, gone);
+    assert_eq!(line.spill_mark(), last + 1);
+}
