@@ -83,6 +83,9 @@ pub enum DecodeError {
     /// A growing filter's chunk record that does not decode: cut short, past the last chunk,
     /// or words that disagree with its entry count.
     GrowingChunk,
+    /// A one-line growing filter's line or overflow entry that no insert leaves: cut short,
+    /// past the last line, or fields that disagree.
+    GrowingLine,
 }
 
 impl fmt::Display for DecodeError {
@@ -123,6 +126,7 @@ impl fmt::Display for DecodeError {
             DecodeError::TrailingBytes => "bytes after the end of the filter",
             DecodeError::GrowingParameters => "bad growing filter parameters",
             DecodeError::GrowingChunk => "bad growing filter chunk",
+            DecodeError::GrowingLine => "bad growing filter line",
         };
         f.write_str(text)
     }

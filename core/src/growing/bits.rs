@@ -120,8 +120,10 @@ fn select_in_word(x: u64, k: u32) -> u32 {
         (sums >> (byte - 8)) & 0xff
     };
     let mut rest = (x >> byte) & 0xff;
-    for _ in 0..(u64::from(k) - before) {
-        rest &= rest - 1;
+    // Wrapping: a word with `k` or fewer ones (the one-line layout's select evaluates both
+    // halves of a header before it picks one) gives a position it then ignores, not a panic.
+    for _ in 0..(u64::from(k).wrapping_sub(before) & 63) {
+        rest &= rest.wrapping_sub(1);
     }
     byte + rest.trailing_zeros()
 }

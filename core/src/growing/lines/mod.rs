@@ -22,9 +22,11 @@
 //!   cells read there (0.5-1.2% of absent lookups at 1%).
 //!
 //! Files: [`filter`] (the model, places and batches), [`grow`] (inserts and growth steps),
+//! [`format`](mod@format) (its saved fields and a decoded one's checks),
 //! [`line`](mod@line) (a line's fields and the widths), [`overflow`] (the entries no line had room for).
 
 pub(crate) mod filter;
+pub(crate) mod format;
 pub(crate) mod grow;
 pub(crate) mod line;
 pub(crate) mod overflow;

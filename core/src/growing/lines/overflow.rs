@@ -238,18 +238,24 @@ impl Overflow {
         }))
     }
 
-    /// Copies every entry of line `line` into `out`.
+    /// Copies every entry of line `line` into `out`, in order of cell and slot: the order of
+    /// places in a table depends on its history, which a loaded copy (a replica's, a reload's)
+    /// does not share, and a growth step writes entries in the order it takes them, so the
+    /// copy's later bytes (and digest) would differ.
     pub(crate) fn collect(&self, line: u64, out: &mut Vec<Entry>) -> Result<(), OutOfMemory> {
         let p = &self.packing;
         let (run, offset) = p.split(line);
+        let from = out.len();
         with_tables!(&self.tables, t => {
             let Some(t) = t.get(run) else { return Ok(()) };
             for (_, w) in t.run(offset).filter(|&(_, w)| p.offset(w) == offset) {
                 out.try_reserve(1).map_err(|_| OutOfMemory { bytes: 8 })?;
                 out.push(p.entry(w));
             }
-            Ok(())
-        })
+            Ok::<(), OutOfMemory>(())
+        })?;
+        out[from..].sort_unstable_by_key(|e| (e.cell, e.slot));
+        Ok(())
     }
 
     /// Makes room for `more` entries of line `line`'s run, so that the next `more` pushes
@@ -298,6 +304,22 @@ impl Overflow {
     /// The run a line's entries are in (a step reserves room once a run).
     pub(crate) fn run_of(&self, line: u64) -> u64 {
         line >> self.packing.run_bits
+    }
+
+    /// Every entry with its line, in order of line, cell and slot (not of places in the
+    /// tables, which depend on their history: a saved filter's bytes depend only on what it
+    /// holds).
+    pub(crate) fn all(&self) -> Vec<(u64, Entry)> {
+        let p = self.packing;
+        let mut all: Vec<(u64, Entry)> = with_tables!(&self.tables, t => t
+            .iter()
+            .enumerate()
+            .flat_map(|(run, t)| t.words.iter().map(move |w| (run, w.get())))
+            .filter(|&(_, w)| w != 0)
+            .map(|(run, w)| (((run as u64) << p.run_bits) + p.offset(w), p.entry(w)))
+            .collect());
+        all.sort_unstable_by_key(|&(b, e)| (b, e.cell, e.slot));
+        all
     }
 
     /// Bytes its tables take from the allocator.

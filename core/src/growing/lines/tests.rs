@@ -2,6 +2,7 @@
 //! of growth step, the rate held at every doubling, memory near a reserved filter's, batches
 //! answering as single calls, and a refusal that changes nothing.
 
+use crate::codec::{DecodeError, Field, FieldSlice};
 use crate::growing::lines::line::Widths;
 use crate::growing::lines::LineFilter;
 use crate::outcome::{AddOutcome, FilterError};
@@ -202,4 +203,138 @@ fn a_shed_cell_leaves_the_others_as_they_were() {
     let gone: Vec<u32> = before[kept..].iter().map(|e: &Entry| e.slot).collect();
     assert_eq!(shed, gone);
     assert_eq!(line.spill_mark(), last + 1);
+}
+
+fn encoded(f: &LineFilter) -> Vec<Field> {
+    let mut fields = Vec::new();
+    f.encode(&mut fields);
+    fields
+}
+
+fn grown(error: f64, items: u64, seed: u64) -> LineFilter {
+    let mut f = LineFilter::new(error, 100, seed, u64::MAX).unwrap();
+    add_range(&mut f, 0, items);
+    f
+}
+
+#[test]
+fn the_fields_round_trip_and_the_copy_grows_as_the_original() {
+    for error in [0.01, 0.001] {
+        let mut f = grown(error, 300_000, 21);
+        assert!(
+            f.overflow_entries() > 0,
+            "the overflow is in the round trip"
+        );
+        let fields = encoded(&f);
+        let mut copy = LineFilter::decode(&mut FieldSlice(&fields), f.items()).unwrap();
+        assert!(encoded(&copy) == fields, "the copy saves as the original");
+        let probes: Vec<Vec<u8>> = (0..20_000)
+            .map(|i| if i % 2 == 0 { url(i) } else { absent(i) })
+            .collect();
+        let answers = |f: &LineFilter| probes.iter().map(|p| f.contains(p)).collect::<Vec<_>>();
+        assert_eq!(answers(&copy), answers(&f));
+        add_range(&mut f, 300_000, 350_000);
+        add_range(&mut copy, 300_000, 350_000);
+        assert!(encoded(&copy) == encoded(&f), "both grew alike");
+        for cut in 0..fields.len() {
+            assert!(LineFilter::decode(&mut FieldSlice(&fields[..cut]), f.items()).is_err());
+        }
+    }
+}
+
+#[test]
+fn hostile_values_name_the_check_that_fired() {
+    let f = grown(0.01, 50_000, 4);
+    let fields = encoded(&f);
+    let decode = |fields: &[Field]| LineFilter::decode(&mut FieldSlice(fields), f.items()).err();
+    let with = |i: usize, v: Field| {
+        let mut copy = fields.clone();
+        copy[i] = v;
+        decode(&copy)
+    };
+    // seed, error, capacity, rem, load, level, pass, next, lines, pieces, piece...
+    let bad = Some(DecodeError::GrowingParameters);
+    assert_eq!(with(1, Field::Double(1.0)), bad);
+    assert_eq!(with(3, Field::Unsigned(6)), bad);
+    assert_eq!(with(3, Field::Unsigned(32)), bad);
+    assert_eq!(with(4, Field::Unsigned(0)), bad);
+    assert_eq!(with(5, Field::Unsigned(60)), bad);
+    assert_eq!(with(6, Field::Unsigned(4)), bad);
+    assert_eq!(with(7, Field::Unsigned(1 << 40)), bad);
+    assert_eq!(with(8, Field::Unsigned(f.line_count() + 1)), bad);
+    assert_eq!(
+        LineFilter::decode(&mut FieldSlice(&fields), 1 << 40).err(),
+        bad
+    );
+    let Field::Bytes(lines) = &fields[10] else {
+        panic!("a piece of lines")
+    };
+    let line = |b: usize, f: &dyn Fn(&mut [u8])| {
+        let mut copy = lines.clone();
+        f(&mut copy[b * 64..b * 64 + 64]);
+        with(10, Field::Bytes(copy))
+    };
+    let damaged = Some(DecodeError::GrowingLine);
+    assert_eq!(
+        line(3, &|l| l[0] ^= 0x01),
+        damaged,
+        "a header bit: the count disagrees"
+    );
+    assert_eq!(line(3, &|l| l[63] ^= 0x02), damaged, "the entry count");
+    assert_eq!(
+        line(3, &|l| l[59] ^= 0x80),
+        damaged,
+        "past the spill mark's cells"
+    );
+    assert_eq!(
+        with(10, Field::Bytes(lines[..lines.len() - 64].to_vec())),
+        damaged
+    );
+    assert_eq!(
+        with(10, Field::Bytes(lines[..lines.len() - 3].to_vec())),
+        damaged
+    );
+}
+
+/// Random bit flips in the lines and the overflow: each decode is refused, or gives a filter
+/// whose lookups and adds go on without a panic.
+#[test]
+fn flipped_bits_are_refused_or_harmless() {
+    let f = grown(0.01, 40_000, 8);
+    let fields = encoded(&f);
+    let pieces: Vec<usize> = (0..fields.len())
+        .filter(|&i| matches!(fields[i], Field::Bytes(_)))
+        .collect();
+    let mut state = 0x9E37_79B9_7F4A_7C15u64;
+    let mut next = || {
+        state ^= state << 13;
+        state ^= state >> 7;
+        state ^= state << 17;
+        state
+    };
+    let (mut refused, mut accepted) = (0, 0);
+    for round in 0..400 {
+        let mut copy = fields.clone();
+        let i = pieces[next() as usize % pieces.len()];
+        let Field::Bytes(bytes) = &mut copy[i] else {
+            unreachable!()
+        };
+        for _ in 0..1 + round % 3 {
+            let at = next() as usize % bytes.len();
+            bytes[at] ^= 1 << (next() % 8);
+        }
+        match LineFilter::decode(&mut FieldSlice(&copy), f.items()) {
+            Err(_) => refused += 1,
+            Ok(mut g) => {
+                accepted += 1;
+                let probes: Vec<Vec<u8>> = (0..2_000).map(absent).collect();
+                g.contains_many(probes.iter().map(Vec::as_slice), |_| {});
+                add_range(&mut g, 40_000, 41_000 + round);
+            }
+        }
+    }
+    assert!(
+        refused > 100 && accepted > 10,
+        "{refused} refused, {accepted} accepted"
+    );
 }
