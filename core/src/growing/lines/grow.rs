@@ -25,15 +25,22 @@ fn push<T>(v: &mut Vec<T>, x: T) -> Result<(), OutOfMemory> {
     Ok(())
 }
 
-/// A staged write: the filter as it stands, the lines changed so far, the lines whose
-/// overflow entries were taken, and the entries sent to the overflow.
+/// A staged write: the filter as it stands and the writes so far.
 struct Step<'f> {
     filter: &'f LineFilter,
     widths: Widths,
     /// Lines in use once the step is written.
     lines: u64,
-    staged: [(u64, Line); STAGED],
-    staged_len: usize,
+    writes: Writes,
+}
+
+/// A step's writes: the lines changed (their numbers and contents apart, as a line's
+/// alignment would pad each pair to 128 bytes), the lines whose overflow entries were taken,
+/// and the entries sent to the overflow.
+struct Writes {
+    at: [u64; STAGED],
+    lines: [Line; STAGED],
+    staged: usize,
     cleared: [u64; 2 * G0 as usize],
     cleared_len: usize,
     spills: Vec<(u64, Entry)>,
@@ -45,36 +52,36 @@ impl<'f> Step<'f> {
             filter,
             widths: filter.widths,
             lines,
-            staged: [(0, Line::default()); STAGED],
-            staged_len: 0,
-            cleared: [0; 2 * G0 as usize],
-            cleared_len: 0,
-            spills,
+            writes: Writes {
+                at: [0; STAGED],
+                lines: [Line::default(); STAGED],
+                staged: 0,
+                cleared: [0; 2 * G0 as usize],
+                cleared_len: 0,
+                spills,
+            },
         }
     }
 
     fn line(&self, b: u64) -> Line {
-        match self.staged[..self.staged_len]
-            .iter()
-            .find(|(at, _)| *at == b)
-        {
-            Some((_, line)) => *line,
+        let w = &self.writes;
+        match w.at[..w.staged].iter().position(|&at| at == b) {
+            Some(i) => w.lines[i],
             None if b < self.filter.lines => *self.filter.line(b),
             None => Line::default(),
         }
     }
 
     fn set(&mut self, b: u64, line: Line) {
-        match self.staged[..self.staged_len]
-            .iter_mut()
-            .find(|(at, _)| *at == b)
-        {
-            Some(slot) => slot.1 = line,
-            None => {
-                self.staged[self.staged_len] = (b, line);
-                self.staged_len += 1;
-            }
-        }
+        let w = &mut self.writes;
+        let i = w.at[..w.staged]
+            .iter()
+            .position(|&at| at == b)
+            .unwrap_or_else(|| {
+                w.staged += 1;
+                w.staged - 1
+            });
+        (w.at[i], w.lines[i]) = (b, line);
     }
 
     /// An entry of a spilled cell of line `b`: into its buddy (the other line of its 128-byte
@@ -93,7 +100,7 @@ impl<'f> Step<'f> {
         let mut line = self.line(b);
         line.set_trailer(line.entries(), line.foreign(), line.spill_mark(), true);
         self.set(b, line);
-        push(&mut self.spills, (b, e))
+        push(&mut self.writes.spills, (b, e))
     }
 
     /// Writes line `b`'s own part whole (its buddy's entries kept) with `entries`: sorted by
@@ -173,8 +180,8 @@ impl<'f> Step<'f> {
         }
         if line.mapped() {
             self.filter.overflow.collect(b, out)?;
-            self.cleared[self.cleared_len] = b;
-            self.cleared_len += 1;
+            self.writes.cleared[self.writes.cleared_len] = b;
+            self.writes.cleared_len += 1;
         }
         let mut fresh = Line::default();
         for i in 0..line.foreign() {
@@ -389,8 +396,8 @@ impl LineFilter {
             self.scratch.spills = writes.spills;
             return Err(e.into());
         }
-        for &(b, line) in &writes.staged[..writes.staged_len] {
-            *self.line_mut(b) = line;
+        for i in 0..writes.staged {
+            *self.line_mut(writes.at[i]) = writes.lines[i];
         }
         for &b in &writes.cleared[..writes.cleared_len] {
             self.overflow.remove(b);
@@ -407,24 +414,9 @@ impl LineFilter {
     }
 }
 
-/// A step's writes, no longer borrowing the filter.
-struct Writes {
-    staged: [(u64, Line); STAGED],
-    staged_len: usize,
-    cleared: [u64; 2 * G0 as usize],
-    cleared_len: usize,
-    spills: Vec<(u64, Entry)>,
-}
-
 impl Step<'_> {
     fn into_writes(self) -> Writes {
-        Writes {
-            staged: self.staged,
-            staged_len: self.staged_len,
-            cleared: self.cleared,
-            cleared_len: self.cleared_len,
-            spills: self.spills,
-        }
+        self.writes
     }
 }
 
