@@ -221,7 +221,7 @@ bench-core: deps
 # `make fuzz` runs them all.
 .PHONY: fuzz test-fuzz
 FUZZ_SECONDS ?= 60
-FUZZ_TARGETS ?= args chunks rdb cuckoo valkey bulk
+FUZZ_TARGETS ?= args chunks rdb cuckoo valkey bulk lines
 
 fuzz: deps
 	@$(CARGO) fuzz --version >/dev/null 2>&1 || $(CARGO) install cargo-fuzz --locked

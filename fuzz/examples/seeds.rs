@@ -13,6 +13,7 @@ use std::path::Path;
 use rsbloom_core::bloom::redisbloom_rdb;
 use rsbloom_core::codec::{Field, FieldSlice, FieldWriter};
 use rsbloom_core::cuckoo::{rdb as cuckoo_rdb, scandump as cuckoo_scandump};
+use rsbloom_core::growing::lines::LineFilter;
 use rsbloom_core::sizing::{self, REDISBLOOM_LN2};
 use rsbloom_core::valkey;
 use rsbloom_core::window::rotating::Rotating;
@@ -177,6 +178,24 @@ fn redisbloom_header(chain: &Chain) -> Vec<u8> {
     h
 }
 
+/// One-line growing filters (`lines`): the item count, then the filter's fields.
+fn lines_seeds(out: &Path) {
+    for (name, error, items) in [
+        ("lines", 0.01, 3_000u64),
+        ("lines-tight", 0.001, 20_000),
+        ("lines-empty", 0.01, 0),
+    ] {
+        let mut f = LineFilter::new(error, 100, 7, u64::MAX).expect("a filter");
+        for i in 0..items {
+            f.add(format!("item-{i}").as_bytes(), u64::MAX)
+                .expect("an add");
+        }
+        let mut fields = vec![Field::Unsigned(f.items())];
+        f.encode(&mut fields);
+        write(out, "lines", name, &encode_rdb(0, &fields));
+    }
+}
+
 /// Writes one seed, after checking that it decodes: a seed the decoder refuses would only
 /// exercise its first check.
 fn write(dir: &Path, target: &str, name: &str, data: &[u8]) {
@@ -199,6 +218,14 @@ fn write(dir: &Path, target: &str, name: &str, data: &[u8]) {
             };
             decoded.unwrap_or_else(|e| panic!("{name}: value refused: {e:?}"));
         }
+        "lines" => {
+            let (_, fields) = decode_rdb(data).expect("lines seed");
+            let Some((Field::Unsigned(items), fields)) = fields.split_first() else {
+                panic!("{name}: no item count")
+            };
+            LineFilter::decode(&mut FieldSlice(fields), *items)
+                .unwrap_or_else(|e| panic!("{name}: value refused: {e:?}"));
+        }
         _ => {}
     }
     let dir = dir.join(target);
@@ -215,6 +242,7 @@ fn main() {
         write(out, "args", &format!("args-{i}"), args.as_bytes());
     }
     bulk_seeds(out);
+    lines_seeds(out);
     let filters = [
         ("scaling", Filter::Chain(native(50, false, 400))),
         ("nonscaling", Filter::Chain(native(100, true, 60))),

@@ -151,9 +151,11 @@ fn read_overflow(r: &mut impl FieldReader, f: &mut LineFilter) -> Result<(), Dec
             let cell = u32::from_le_bytes(record[8..12].try_into().expect("4 bytes"));
             let slot = u32::from_le_bytes(record[12..].try_into().expect("4 bytes"));
             let e = Entry { cell, slot };
+            let cells = f.cells_of_line(b.min(f.lines.saturating_sub(1)));
             let fits = b < f.lines
                 && f.line(b).mapped()
-                && in_cells(cell, f.cells_of_line(b))
+                && in_cells(cell, cells)
+                && cell - cells.first >= f.line(b).spill_from()
                 && slot_is_valid(slot, &f.widths);
             if !fits || read >= entries {
                 return Err(bad);
@@ -177,13 +179,14 @@ fn in_cells(cell: u32, cells: Cells) -> bool {
 
 /// A slot with its marker among its bits.
 fn slot_is_valid(slot: u32, w: &Widths) -> bool {
-    slot != 0 && slot.trailing_zeros() <= w.rem && slot >> w.slot == 0
+    slot != 0 && slot.trailing_zeros() <= w.rem && u64::from(slot) >> w.slot == 0
 }
 
 /// Whether line `b` is as inserts and growth steps leave one: its header's ones are its entry
-/// count, its header and slots end before its buddy's entries, the bits between are clear,
-/// every slot has its marker, the first cell it sends elsewhere is one of its cells, and the
-/// buddy's entries it holds are of the buddy's cells.
+/// count, its header and slots end before its buddy's entries with the bits between clear,
+/// every slot has its marker, none of its entries is of a cell it sends elsewhere (a shed
+/// would move that mark up past cells whose entries are elsewhere: found by the fuzz target),
+/// and the buddy's entries it holds are of cells the buddy sends elsewhere.
 fn line_is_whole(f: &LineFilter, b: u64) -> bool {
     let w = &f.widths;
     let line: &Line = f.line(b);
@@ -196,17 +199,34 @@ fn line_is_whole(f: &LineFilter, b: u64) -> bool {
         return false;
     }
     let header = line.header() & ((1u128 << len) - 1);
+    if header.count_ones() != entries {
+        return false;
+    }
     let clear = (0..8).all(|i| line.0[i] & span(i, slots_end, end) == 0);
     let slots_ok =
         (0..entries).all(|i| slot_is_valid(line.bits(len + i * w.slot, w.slot) as u32, w));
+    let (last, run) = line.last_cell(cells.count);
+    let kept_ok = run == 0 || last < line.spill_from();
+    clear && slots_ok && kept_ok && foreign_is_whole(f, b)
+}
+
+/// Whether the buddy's entries line `b` holds are of cells the buddy sends elsewhere.
+fn foreign_is_whole(f: &LineFilter, b: u64) -> bool {
+    let w = &f.widths;
+    let line = f.line(b);
+    if line.foreign() == 0 {
+        return true;
+    }
     let buddy = b ^ 1;
-    let foreign_ok = line.foreign() == 0
-        || buddy < f.lines
-            && (0..line.foreign()).all(|i| {
-                let e = line.foreign_entry(i, w);
-                in_cells(e.cell, f.cells_of_line(buddy)) && slot_is_valid(e.slot, w)
-            });
-    header.count_ones() == entries && clear && slots_ok && foreign_ok
+    if buddy >= f.lines {
+        return false;
+    }
+    let cells = f.cells_of_line(buddy);
+    let spill_from = f.line(buddy).spill_from();
+    (0..line.foreign()).all(|i| {
+        let e = line.foreign_entry(i, w);
+        in_cells(e.cell, cells) && e.cell - cells.first >= spill_from && slot_is_valid(e.slot, w)
+    })
 }
 
 impl LineFilter {

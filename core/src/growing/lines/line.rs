@@ -232,7 +232,8 @@ impl Bucket for Line {
         let last_one = 127 - header.leading_zeros();
         // The cell's entries are the run of ones ending at its last one.
         let run = (!(header << (127 - last_one))).leading_zeros();
-        (last_one - (entries - 1), run)
+        // Saturating: a damaged line's header may hold more ones than its count says.
+        (last_one.saturating_sub(entries.saturating_sub(1)), run)
     }
     fn shed_last_cell(&mut self, cells: u32, w: &Widths, out: &mut Vec<u32>) -> u32 {
         let entries = self.entries();

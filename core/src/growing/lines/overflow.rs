@@ -205,7 +205,8 @@ pub(crate) struct Overflow {
 impl Overflow {
     /// An empty overflow for entries of these widths.
     pub(crate) fn new(w: &Widths) -> Self {
-        let narrow = 32 - CELL_BITS - w.slot;
+        // Bits a 32-bit word leaves for the line's offset (none for slots past 24 bits).
+        let narrow = 32u32.saturating_sub(CELL_BITS + w.slot);
         let (run_bits, tables) = if narrow >= 8 {
             (narrow, Tables::Narrow(Vec::new()))
         } else {
