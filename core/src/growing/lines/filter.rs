@@ -35,8 +35,6 @@ pub struct LineFilter {
     pub(crate) pass: u32,
     pub(crate) next: u64,
     pub(crate) items: u64,
-    /// Lines in use.
-    pub(crate) lines: u64,
     /// The lines, in segments of `2^SEGMENT_LOG`; only the last may be shorter.
     pub(crate) segments: Vec<Block<Line>>,
     pub(crate) overflow: Overflow,
@@ -129,7 +127,6 @@ impl LineFilter {
             pass: 0,
             next: 0,
             items: 0,
-            lines: 0,
             segments: Vec::new(),
             overflow: Overflow::new(&widths),
             scratch: Default::default(),
@@ -143,7 +140,6 @@ impl LineFilter {
             });
         }
         filter.reserve_lines(lines)?;
-        filter.lines = lines;
         Ok(filter)
     }
 
@@ -162,9 +158,11 @@ impl LineFilter {
         self.capacity
     }
 
-    /// Lines in use.
+    /// Lines in use: a level's groups, each of its pass's buckets, and a bucket more for each
+    /// group before the next to grow.
+    #[inline(always)]
     pub fn line_count(&self) -> u64 {
-        self.lines
+        ((G0 + u64::from(self.pass)) << self.level) + self.next
     }
 
     /// Entries in the overflow (no line had room for them).
@@ -302,7 +300,7 @@ impl LineFilter {
     fn probe_elsewhere(&self, p: Place) -> bool {
         let w = &self.widths;
         let buddy = p.line ^ 1;
-        if buddy < self.lines {
+        if buddy < self.line_count() {
             let buddy = self.line(buddy);
             let found = (0..buddy.foreign()).any(|i| {
                 let e = buddy.foreign_entry(i, w);
@@ -380,7 +378,7 @@ impl LineFilter {
         if self.probe::<S>(p) {
             return Ok(AddOutcome::Present);
         }
-        if self.items >= u64::from(self.widths.load) * self.lines {
+        if self.items >= u64::from(self.widths.load) * self.line_count() {
             self.grow(max_bytes)?;
         }
         // Placed again: the growth step may have moved its bucket.
@@ -397,7 +395,7 @@ impl LineFilter {
     /// Bytes counted against the per-filter limit on every growth step, without a walk: the
     /// lines and the overflow's entries (its tables' slack aside).
     pub(crate) fn counted_bytes(&self) -> u64 {
-        self.lines * 64 + self.overflow.entries() * 8
+        self.line_count() * 64 + self.overflow.entries() * 8
     }
 
     /// Bytes its allocations take from the allocator (not its own struct): the segments and

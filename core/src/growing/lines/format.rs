@@ -40,12 +40,13 @@ fn encode(f: &LineFilter, w: &mut impl FieldWriter) {
         w.unsigned(field.into());
     }
     w.unsigned(f.next);
-    w.unsigned(f.lines);
-    w.unsigned(f.lines.div_ceil(LINES_PER_PIECE as u64));
+    let lines = f.line_count();
+    w.unsigned(lines);
+    w.unsigned(lines.div_ceil(LINES_PER_PIECE as u64));
     let mut piece = Vec::with_capacity(CHUNK_BYTES);
-    for first in (0..f.lines).step_by(LINES_PER_PIECE) {
+    for first in (0..lines).step_by(LINES_PER_PIECE) {
         piece.clear();
-        for b in first..f.lines.min(first + LINES_PER_PIECE as u64) {
+        for b in first..lines.min(first + LINES_PER_PIECE as u64) {
             piece.extend(f.line(b).0.iter().flat_map(|word| word.to_le_bytes()));
         }
         w.bytes(&piece);
@@ -96,14 +97,13 @@ fn decode(r: &mut impl FieldReader, items: u64) -> Result<LineFilter, DecodeErro
         pass,
         next,
         items,
-        lines: 0,
         segments: Vec::new(),
         overflow: Overflow::new(&widths),
         scratch: Scratch::default(),
     };
     read_lines(r, &mut f, lines)?;
     read_overflow(r, &mut f)?;
-    let well_formed = (0..f.lines).all(|b| line_is_whole(&f, b));
+    let well_formed = (0..lines).all(|b| line_is_whole(&f, b));
     if !well_formed {
         return Err(DecodeError::GrowingLine);
     }
@@ -114,23 +114,24 @@ fn decode(r: &mut impl FieldReader, items: u64) -> Result<LineFilter, DecodeErro
 fn read_lines(r: &mut impl FieldReader, f: &mut LineFilter, lines: u64) -> Result<(), DecodeError> {
     let bad = DecodeError::GrowingLine;
     let pieces = r.unsigned()?;
+    let mut read = 0;
     for _ in 0..pieces {
         let piece = r.bytes(CHUNK_BYTES as u64)?;
         let count = (piece.len() / 64) as u64;
-        if piece.is_empty() || piece.len() % 64 != 0 || f.lines + count > lines {
+        if piece.is_empty() || piece.len() % 64 != 0 || read + count > lines {
             return Err(bad);
         }
-        f.reserve_lines(f.lines + count)
+        f.reserve_lines(read + count)
             .map_err(|_| DecodeError::OutOfMemory)?;
         for (i, bytes) in piece.chunks_exact(64).enumerate() {
-            let line = f.line_mut(f.lines + i as u64);
+            let line = f.line_mut(read + i as u64);
             for (word, b) in line.0.iter_mut().zip(bytes.chunks_exact(8)) {
                 *word = u64::from_le_bytes(b.try_into().expect("8 bytes"));
             }
         }
-        f.lines += count;
+        read += count;
     }
-    if f.lines != lines {
+    if read != lines {
         return Err(bad);
     }
     Ok(())
@@ -151,13 +152,15 @@ fn read_overflow(r: &mut impl FieldReader, f: &mut LineFilter) -> Result<(), Dec
             let cell = u32::from_le_bytes(record[8..12].try_into().expect("4 bytes"));
             let slot = u32::from_le_bytes(record[12..].try_into().expect("4 bytes"));
             let e = Entry { cell, slot };
-            let cells = f.cells_of_line(b.min(f.lines.saturating_sub(1)));
-            let fits = b < f.lines
-                && f.line(b).mapped()
+            if b >= f.line_count() || read >= entries {
+                return Err(bad);
+            }
+            let cells = f.cells_of_line(b);
+            let fits = f.line(b).mapped()
                 && in_cells(cell, cells)
                 && cell - cells.first >= f.line(b).spill_from()
                 && slot_is_valid(slot, &f.widths);
-            if !fits || read >= entries {
+            if !fits {
                 return Err(bad);
             }
             f.overflow
@@ -218,7 +221,7 @@ fn foreign_is_whole(f: &LineFilter, b: u64) -> bool {
         return true;
     }
     let buddy = b ^ 1;
-    if buddy >= f.lines {
+    if buddy >= f.line_count() {
         return false;
     }
     let cells = f.cells_of_line(buddy);

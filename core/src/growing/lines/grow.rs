@@ -67,7 +67,7 @@ impl<'f> Step<'f> {
         let w = &self.writes;
         match w.at[..w.staged].iter().position(|&at| at == b) {
             Some(i) => w.lines[i],
-            None if b < self.filter.lines => *self.filter.line(b),
+            None if b < self.filter.line_count() => *self.filter.line(b),
             None => Line::default(),
         }
     }
@@ -265,7 +265,7 @@ impl LineFilter {
     fn put_elsewhere(&mut self, b: u64, e: Entry) -> Result<(), FilterError> {
         let w = self.widths;
         let buddy = b ^ 1;
-        if buddy < self.lines && self.line(buddy).takes_foreign(&w) {
+        if buddy < self.line_count() && self.line(buddy).takes_foreign(&w) {
             self.line_mut(buddy).push_foreign(e, &w);
             return Ok(());
         }
@@ -292,16 +292,16 @@ impl LineFilter {
                 limit: max_bytes,
             });
         }
-        self.reserve_lines(self.lines + 1)?;
+        let lines = self.line_count() + 1;
+        self.reserve_lines(lines)?;
         let mut entries = std::mem::take(&mut self.scratch.entries);
         let mut targets = std::mem::take(&mut self.scratch.targets);
         let spills = std::mem::take(&mut self.scratch.spills);
-        let mut step = Step::new(self, self.lines + 1, spills);
+        let mut step = Step::new(self, lines, spills);
         let staged = self.stage_growth(&mut step, &mut entries, &mut targets);
         let writes = staged.map(|()| step.into_writes());
         (self.scratch.entries, self.scratch.targets) = (entries, targets);
         self.commit(writes)?;
-        self.lines += 1;
         self.next += 1;
         if self.next == 1 << self.level {
             self.next = 0;

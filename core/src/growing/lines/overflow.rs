@@ -71,7 +71,7 @@ impl Packing {
 
 /// One run's table: linear probing from a home the line's offset gives, so a line's entries
 /// sit together.
-#[derive(Debug, Clone, Default, PartialEq, Eq)]
+#[derive(Debug, Default)]
 pub(crate) struct Table<W> {
     words: Vec<W>,
     len: usize,
@@ -178,7 +178,7 @@ impl<W: Word> Table<W> {
 }
 
 /// The tables of a filter's widths.
-#[derive(Debug, Clone, PartialEq, Eq)]
+#[derive(Debug)]
 enum Tables {
     Narrow(Vec<Table<u32>>),
     Wide(Vec<Table<u64>>),
@@ -195,7 +195,7 @@ macro_rules! with_tables {
 }
 
 /// The overflow: a table per run of lines, and the entries it holds.
-#[derive(Debug, Clone, PartialEq, Eq)]
+#[derive(Debug)]
 pub(crate) struct Overflow {
     packing: Packing,
     tables: Tables,
