@@ -5,6 +5,7 @@
 use crate::bloom::chain::Chain;
 use crate::defrag::Defrag;
 use crate::describe::{Summary, WindowSummary};
+use crate::growing::lines::LineFilter;
 use crate::growing::Growing;
 use crate::memory::allocated;
 use crate::outcome::{AddOutcome, FilterError};
@@ -28,8 +29,12 @@ pub enum Filter {
     Rotating(Box<Rotating>),
     /// A valkey-bloom filter, whose key keeps valkey-bloom's type (`bloomfltr`) and format.
     Valkey(Box<ValkeyBloom>),
-    /// A growing filter (`EXPANDABLE`): never sized, one chunk per lookup at any size.
+    /// A growing filter of the chunk layout, loaded from data saved before the one-line
+    /// layout: never sized, one chunk per lookup at any size.
     Growing(Box<Growing>),
+    /// A growing filter of the one-line layout (`EXPANDABLE`: every new one): never sized,
+    /// one 64-byte line per lookup at any size.
+    Lines(Box<LineFilter>),
 }
 
 impl Filter {
@@ -54,6 +59,10 @@ impl Filter {
                 d.boxed(g);
                 g.defrag(d);
             }
+            Filter::Lines(f) => {
+                d.boxed(f);
+                f.defrag(d);
+            }
         }
     }
 
@@ -61,7 +70,7 @@ impl Filter {
     pub fn new(spec: &FilterSpec, seed: u64, max_bytes: u64) -> Result<Self, FilterError> {
         match spec.window {
             Window::Unbounded if spec.growth == Growth::Expandable => {
-                Growing::new(spec.error, spec.capacity, seed, max_bytes).map(Filter::from)
+                LineFilter::new(spec.error, spec.capacity, seed, max_bytes).map(Filter::from)
             }
             Window::Unbounded => Chain::new(spec, seed, max_bytes).map(Filter::Chain),
             Window::Count | Window::Time { .. } => {
@@ -73,7 +82,9 @@ impl Filter {
     /// What the filter remembers: `Unbounded` for a chain, a window filter's window.
     pub fn window(&self) -> Window {
         match self {
-            Filter::Chain(_) | Filter::Valkey(_) | Filter::Growing(_) => Window::Unbounded,
+            Filter::Chain(_) | Filter::Valkey(_) | Filter::Growing(_) | Filter::Lines(_) => {
+                Window::Unbounded
+            }
             Filter::Sliding(s) => s.base().kind(),
             Filter::Rotating(r) => r.base().kind(),
         }
@@ -106,6 +117,7 @@ impl Filter {
             Filter::Rotating(r) => r.contains_many(items, now, answer),
             Filter::Valkey(v) => v.contains_many(items, answer),
             Filter::Growing(g) => g.contains_many(items, answer),
+            Filter::Lines(f) => f.contains_many(items, answer),
         }
     }
 
@@ -127,6 +139,7 @@ impl Filter {
             Filter::Rotating(r) => r.add_many(items, now, max_bytes, refresh, outcome),
             Filter::Valkey(v) => v.add_many(items, max_bytes, outcome),
             Filter::Growing(g) => g.add_many(items, max_bytes, outcome),
+            Filter::Lines(f) => f.add_many(items, max_bytes, outcome),
         }
     }
 
@@ -138,13 +151,14 @@ impl Filter {
             Filter::Rotating(r) => r.summary(now),
             Filter::Valkey(v) => v.summary(),
             Filter::Growing(g) => g.summary(),
+            Filter::Lines(f) => f.summary(),
         }
     }
 
     /// `BF.INFO key WINDOW` at server time `now`; None for a filter without a window.
     pub fn window_summary(&self, now: u64) -> Option<WindowSummary> {
         match self {
-            Filter::Chain(_) | Filter::Valkey(_) | Filter::Growing(_) => None,
+            Filter::Chain(_) | Filter::Valkey(_) | Filter::Growing(_) | Filter::Lines(_) => None,
             Filter::Sliding(s) => Some(s.window_summary(now)),
             Filter::Rotating(r) => Some(r.window_summary(now)),
         }
@@ -158,6 +172,7 @@ impl Filter {
             Filter::Rotating(r) => r.debug_lines(now),
             Filter::Valkey(v) => v.debug_lines(),
             Filter::Growing(g) => g.debug_lines(),
+            Filter::Lines(f) => f.debug_lines(),
         }
     }
 
@@ -169,6 +184,7 @@ impl Filter {
             Filter::Rotating(r) => r.card(now),
             Filter::Valkey(v) => v.items(),
             Filter::Growing(g) => g.items(),
+            Filter::Lines(f) => f.items(),
         }
     }
 
@@ -180,6 +196,7 @@ impl Filter {
             Filter::Rotating(r) => r.base().added(),
             Filter::Valkey(v) => v.items(),
             Filter::Growing(g) => g.items(),
+            Filter::Lines(f) => f.items(),
         }
     }
 
@@ -191,6 +208,7 @@ impl Filter {
             Filter::Rotating(r) => r.memory_usage(),
             Filter::Valkey(v) => v.memory_usage(),
             Filter::Growing(g) => allocated(std::mem::size_of::<Growing>()) + g.heap_bytes(),
+            Filter::Lines(f) => allocated(std::mem::size_of::<LineFilter>()) + f.heap_bytes(),
         }
     }
 
@@ -204,6 +222,7 @@ impl Filter {
                 Filter::Rotating(r) => allocated(std::mem::size_of::<Rotating>()) + r.heap_bytes(),
                 Filter::Valkey(v) => allocated(std::mem::size_of::<ValkeyBloom>()) + v.heap_bytes(),
                 Filter::Growing(g) => allocated(std::mem::size_of::<Growing>()) + g.heap_bytes(),
+                Filter::Lines(f) => allocated(std::mem::size_of::<LineFilter>()) + f.heap_bytes(),
             }
     }
 
@@ -215,18 +234,19 @@ impl Filter {
             Filter::Rotating(r) => r.bit_bytes(),
             Filter::Valkey(v) => v.bit_bytes(),
             Filter::Growing(g) => g.bit_bytes(),
+            Filter::Lines(f) => f.counted_bytes(),
         }
     }
 
     /// Every bit array, in the order SCANDUMP streams them (none for a growing filter, whose
-    /// stream is its chunk records).
+    /// stream is its chunk records or pieces).
     pub fn bit_arrays(&self) -> Vec<&[u8]> {
         match self {
             Filter::Chain(c) => c.links().iter().map(|l| l.bytes()).collect(),
             Filter::Sliding(s) => s.bit_arrays().collect(),
             Filter::Rotating(r) => r.bit_arrays().collect(),
             Filter::Valkey(v) => v.filters().iter().map(|f| f.bits()).collect(),
-            Filter::Growing(_) => Vec::new(),
+            Filter::Growing(_) | Filter::Lines(_) => Vec::new(),
         }
     }
 
@@ -237,7 +257,7 @@ impl Filter {
             Filter::Sliding(s) => s.bit_arrays_mut().collect(),
             Filter::Rotating(r) => r.bit_arrays_mut().collect(),
             Filter::Valkey(v) => v.filters_mut().iter_mut().map(|f| f.bits_mut()).collect(),
-            Filter::Growing(_) => Vec::new(),
+            Filter::Growing(_) | Filter::Lines(_) => Vec::new(),
         }
     }
 }
@@ -263,6 +283,12 @@ impl From<Rotating> for Filter {
 impl From<Growing> for Filter {
     fn from(growing: Growing) -> Self {
         Filter::Growing(Box::new(growing))
+    }
+}
+
+impl From<LineFilter> for Filter {
+    fn from(f: LineFilter) -> Self {
+        Filter::Lines(Box::new(f))
     }
 }
 

@@ -46,8 +46,9 @@
 //! ```
 //! Filters saved before the blocked layout have flags `WINDOW` alone and a bit array per
 //! slice; they still load, and keep that layout.
-//! A growing filter ([`crate::growing`]) has flag bit 5 (`GROWING`) alone, and its fields
-//! follow ([`crate::growing::rdb`]).
+//! A growing filter of the chunk layout ([`crate::growing`]) has flag bit 5 (`GROWING`) alone,
+//! and its fields follow ([`crate::growing::rdb`]); one of the one-line layout (every new
+//! one) has bit 6 (`LINES`) alone ([`crate::growing::lines::format`]).
 //! Splitting the bit array keeps Redis's per-string work (LZF attempt, read buffer) bounded
 //! instead of allocating a second copy of a multi-gigabyte array.
 //! Older rsbloom builds wrote 16 MiB pieces; the reader takes pieces of any size.
@@ -55,6 +56,7 @@
 use crate::bloom::redisbloom_rdb;
 use crate::codec::{DecodeError, FieldReader, FieldWriter};
 use crate::filter::Filter;
+use crate::growing::lines::LineFilter;
 use crate::hash::FIXED_SEED;
 use crate::window::{partitioned, rotating};
 use crate::{bloom, growing, valkey};
@@ -79,6 +81,9 @@ const FLAG_NOREFRESH: u64 = 16;
 /// A growing filter ([`crate::growing`]), whose fields follow (an older rsbloom refuses the
 /// flag cleanly).
 const FLAG_GROWING: u64 = 32;
+/// A growing filter of the one-line layout ([`crate::growing::lines`]), whose fields follow
+/// (an older rsbloom refuses the flag cleanly).
+const FLAG_LINES: u64 = 64;
 
 /// Writes a filter: the `MBbloom--` value (its items, its flags, then the kind's fields), or
 /// for a valkey-bloom filter the `bloomfltr` value ([`crate::valkey::rdb`]), the type its key
@@ -106,6 +111,11 @@ pub fn encode(filter: &Filter, w: &mut impl FieldWriter) {
             w.unsigned(g.items());
             w.unsigned(FLAG_GROWING);
             growing::rdb::encode(g, w);
+        }
+        Filter::Lines(f) => {
+            w.unsigned(f.items());
+            w.unsigned(FLAG_LINES);
+            f.encode(w);
         }
     }
 }
@@ -138,6 +148,7 @@ pub fn decode(r: &mut impl FieldReader) -> Result<Filter, DecodeError> {
             rotating::rdb::decode(r, items, refresh).map(Filter::from)
         }
         FLAG_GROWING => growing::rdb::decode(r, items).map(Filter::from),
+        FLAG_LINES => LineFilter::decode(r, items).map(Filter::from),
         0 | FLAG_NONSCALING => {
             bloom::rdb::decode(r, items, flags == FLAG_NONSCALING).map(Filter::Chain)
         }

@@ -178,6 +178,16 @@ fn redisbloom_header(chain: &Chain) -> Vec<u8> {
     h
 }
 
+/// A one-line growing filter of `error` from 100 items, holding `items`.
+fn lines(error: f64, items: u64) -> LineFilter {
+    let mut f = LineFilter::new(error, 100, 7, u64::MAX).expect("a filter");
+    for i in 0..items {
+        f.add(format!("item-{i}").as_bytes(), u64::MAX)
+            .expect("an add");
+    }
+    f
+}
+
 /// One-line growing filters (`lines`): the item count, then the filter's fields.
 fn lines_seeds(out: &Path) {
     for (name, error, items) in [
@@ -185,11 +195,7 @@ fn lines_seeds(out: &Path) {
         ("lines-tight", 0.001, 20_000),
         ("lines-empty", 0.01, 0),
     ] {
-        let mut f = LineFilter::new(error, 100, 7, u64::MAX).expect("a filter");
-        for i in 0..items {
-            f.add(format!("item-{i}").as_bytes(), u64::MAX)
-                .expect("an add");
-        }
+        let f = lines(error, items);
         let mut fields = vec![Field::Unsigned(f.items())];
         f.encode(&mut fields);
         write(out, "lines", name, &encode_rdb(0, &fields));
@@ -275,6 +281,8 @@ fn main() {
         ("growing", Filter::from(growing(0.01, 100, 2_000))),
         ("growing-reserved", Filter::from(growing(0.001, 5_000, 300))),
         ("growing-empty", Filter::from(growing(0.01, 1, 0))),
+        ("lines", Filter::from(lines(0.01, 3_000))),
+        ("lines-tight", Filter::from(lines(0.001, 20_000))),
     ];
     for (name, chain) in &filters {
         let chunks: Vec<(i64, Cow<[u8]>)> = scandump::chunks(chain).collect();

@@ -1,5 +1,5 @@
-//! The one-line growing layout's decoder (`LineFilter::decode`, not yet behind an RDB flag):
-//! the first field is the item count, the rest the filter's fields. Whatever the fields, the
+//! The one-line growing layout's decoder (`LineFilter::decode`, the RDB value's fields after
+//! the flag `LINES`; the `rdb` and `chunks` targets reach it through their dispatch): the first field is the item count, the rest the filter's fields. Whatever the fields, the
 //! decode refuses them or gives a filter whose lookups and adds go on without a panic, whose
 //! saved fields load again and save the same (its pieces may be cut otherwise than the
 //! input's, and fields may follow it), and which holds every item whose add succeeded.

@@ -11,13 +11,14 @@ pub mod lazy_alloc;
 static ALLOCATOR: lazy_alloc::LazyAlloc = lazy_alloc::LazyAlloc;
 
 use rsbloom_core::codec::{Field, FieldSlice};
+use rsbloom_core::growing::lines::LineFilter;
 use rsbloom_core::scandump::{self, Scan};
 use rsbloom_core::sizing::{MAX_LINK_BITS, MAX_LINK_HASHES};
 use rsbloom_core::valkey::{load as valkey_load, rdb as valkey_rdb};
 use rsbloom_core::window::partitioned::limits::OPEN;
 use rsbloom_core::window::partitioned::Sliding;
 use rsbloom_core::window::rotating::{Rotating, EMPTY};
-use rsbloom_core::{rdb, AddOutcome, Chain, Filter, Growing, ValkeyBloom};
+use rsbloom_core::{rdb, AddOutcome, Chain, Filter, FilterError, Growing, ValkeyBloom};
 
 /// Per-filter limit for the `chunks` target: small enough that every accepted header is cheap
 /// to allocate and copy, large enough for multi-link chains.
@@ -169,14 +170,46 @@ pub fn check_filter(filter: &Filter, limit: u64) {
         Filter::Sliding(sliding) => check_sliding(sliding, limit),
         Filter::Rotating(rotating) => check_rotating(rotating, limit),
         Filter::Valkey(v) => check_valkey(v, limit),
-        Filter::Growing(g) => check_growing(g, limit),
+        Filter::Growing(g) => check_growing(g.as_ref(), limit),
+        Filter::Lines(f) => check_growing(f.as_ref(), limit),
     }
 }
 
-/// A growing filter that loaded: adds (splitting chunks, within `limit`) and lookups work
-/// without a panic or a false negative, an add answering Present only for an item that read
-/// present, and a refused add changing nothing.
-pub fn check_growing(g: &Growing, limit: u64) {
+/// What a growing filter of either layout answers, for [`check_growing`].
+pub trait Grows: Clone + PartialEq + std::fmt::Debug {
+    fn contains(&self, item: &[u8]) -> bool;
+    fn add(&mut self, item: &[u8], limit: u64) -> Result<AddOutcome, FilterError>;
+    fn answers(&self, items: &[Vec<u8>]) -> usize;
+    fn items(&self) -> u64;
+}
+
+macro_rules! grows {
+    ($kind:ty) => {
+        impl Grows for $kind {
+            fn contains(&self, item: &[u8]) -> bool {
+                <$kind>::contains(self, item)
+            }
+            fn add(&mut self, item: &[u8], limit: u64) -> Result<AddOutcome, FilterError> {
+                <$kind>::add(self, item, limit)
+            }
+            fn answers(&self, items: &[Vec<u8>]) -> usize {
+                let mut answers = 0;
+                self.contains_many(items.iter().map(|i| i.as_slice()), |_| answers += 1);
+                answers
+            }
+            fn items(&self) -> u64 {
+                <$kind>::items(self)
+            }
+        }
+    };
+}
+grows!(Growing);
+grows!(LineFilter);
+
+/// A growing filter of either layout that loaded: adds (growing it within `limit`) and lookups
+/// work without a panic or a false negative, an add answering Present only for an item that
+/// read present, and a refused add changing nothing.
+pub fn check_growing<G: Grows>(g: &G, limit: u64) {
     let mut grown = g.clone();
     let items: Vec<Vec<u8>> = (0..120u32)
         .map(|i| format!("fuzz-grow-{i}").into_bytes())
@@ -194,9 +227,7 @@ pub fn check_growing(g: &Growing, limit: u64) {
     for item in added {
         assert!(grown.contains(item), "false negative after an add");
     }
-    let mut answers = 0;
-    grown.contains_many(items.iter().map(|i| i.as_slice()), |_| answers += 1);
-    assert_eq!(answers, items.len());
+    assert_eq!(grown.answers(&items), items.len());
     assert!(grown.items() >= g.items());
 }
 

@@ -53,12 +53,13 @@ use std::borrow::Cow;
 
 use crate::codec::DecodeError;
 use crate::filter::Filter;
+use crate::growing::lines;
 use crate::window::{partitioned, rotating};
 use crate::{bloom, growing, valkey};
 use engine::{chunks_of, load_arrays, scan_arrays, ChunkRule, Fields};
 use options::{
-    COMMON_HEADER, GROWING_OPTIONS, OPT_NOREFRESH, OPT_RING, ROTATING_OPTIONS, VALKEY_OPTIONS,
-    WINDOW_OPTIONS,
+    COMMON_HEADER, GROWING_OPTIONS, LINES_OPTIONS, OPT_NOREFRESH, OPT_RING, ROTATING_OPTIONS,
+    VALKEY_OPTIONS, WINDOW_OPTIONS,
 };
 
 /// The SCANDUMP reply for `iterator` (`End` past the data: `[0, ""]`).
@@ -66,8 +67,10 @@ pub fn scan(filter: &Filter, iterator: i64) -> Scan<'_> {
     if iterator == 0 {
         return Scan::Header(header(filter));
     }
-    if let Filter::Growing(g) = filter {
-        return growing::scandump::scan(g, iterator);
+    match filter {
+        Filter::Growing(g) => return growing::scandump::scan(g, iterator),
+        Filter::Lines(f) => return lines::scandump::scan(f, iterator),
+        _ => {}
     }
     scan_arrays(&filter.bit_arrays(), iterator, ChunkRule::FromPosition)
 }
@@ -85,14 +88,15 @@ pub fn header(filter: &Filter) -> Vec<u8> {
         Filter::Rotating(rotating) => rotating::scandump::header(rotating),
         Filter::Valkey(v) => valkey::scandump::header(v),
         Filter::Growing(g) => growing::scandump::header(g),
+        Filter::Lines(f) => lines::scandump::header(f),
     }
 }
 
 /// What DEBUG DIGEST covers after the header: the bit arrays, or a growing filter's chunk
-/// records.
+/// records or pieces.
 pub fn digest_parts(filter: &Filter) -> Vec<Cow<'_, [u8]>> {
     match filter {
-        Filter::Growing(_) => chunks(filter).map(|(_, data)| data).collect(),
+        Filter::Growing(_) | Filter::Lines(_) => chunks(filter).map(|(_, data)| data).collect(),
         _ => filter.bit_arrays().into_iter().map(Cow::Borrowed).collect(),
     }
 }
@@ -115,6 +119,9 @@ pub fn filter_from_header(
     let nlinks = f.u32();
     let options = f.u32();
     let expansion = f.u32();
+    if options == LINES_OPTIONS && expansion == 0 {
+        return lines::scandump::from_header(f, items, max_bytes).map(Filter::from);
+    }
     if options == GROWING_OPTIONS && expansion == 0 {
         return growing::scandump::from_header(f, items, max_bytes).map(Filter::from);
     }
@@ -146,8 +153,10 @@ pub fn filter_from_header(
 
 /// Copies a data chunk sent with `iterator` into the filter's bit arrays.
 pub fn load_chunk(filter: &mut Filter, iterator: i64, data: &[u8]) -> Result<(), DumpError> {
-    if let Filter::Growing(g) = filter {
-        return growing::scandump::load_chunk(g, iterator, data);
+    match filter {
+        Filter::Growing(g) => return growing::scandump::load_chunk(g, iterator, data),
+        Filter::Lines(f) => return lines::scandump::load_chunk(f, iterator, data),
+        _ => {}
     }
     load_arrays(filter.bit_arrays_mut(), iterator, data)
 }

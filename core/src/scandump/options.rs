@@ -26,8 +26,12 @@ pub const REDISBLOOM_OPTIONS: u32 = OPT_NOROUND | OPT_ENTS_IS_BITS | OPT_FORCE64
 pub const OPT_VALKEY: u32 = 0x1000;
 /// A growing filter's dialect (with [`OPT_RSBLOOM`]): its fields follow.
 pub const OPT_GROWING: u32 = 0x4000;
-/// The options of a growing filter's header.
+/// The options of a growing filter's header (the chunk layout).
 pub const GROWING_OPTIONS: u32 = OPT_RSBLOOM | OPT_GROWING;
+/// With [`OPT_GROWING`]: the one-line layout, whose own fields follow instead.
+pub const OPT_LINES: u32 = 0x8000;
+/// The options of a one-line growing filter's header.
+pub const LINES_OPTIONS: u32 = GROWING_OPTIONS | OPT_LINES;
 /// The options of a valkey-bloom filter's header.
 pub const VALKEY_OPTIONS: u32 = OPT_RSBLOOM | OPT_VALKEY;
 /// The options of a window filter's header of the first layout (with [`OPT_RING`] in the

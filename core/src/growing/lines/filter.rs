@@ -3,12 +3,13 @@
 
 use xxhash_rust::xxh3::xxh3_64_with_seed;
 
+use crate::defrag::Defrag;
 use crate::growing::bits::{run_batch, Batch, Select};
 use crate::growing::lines::line::{select0, Bucket, Entry, Widths, CELL_BITS, G0, MAX_REM};
 use crate::growing::lines::overflow::Overflow;
 use crate::hints;
 use crate::lines::{self, Line};
-use crate::memory::{allocated, Block};
+use crate::memory::{allocated, copied_vec, Block};
 use crate::outcome::{AddOutcome, FilterError};
 
 /// Lines of a full segment: 8 MiB, whose 2 MiB pages inside ask for huge pages (a block's
@@ -17,6 +18,10 @@ use crate::outcome::{AddOutcome, FilterError};
 /// class at a time until it is full, so a small filter's memory follows its lines.
 pub(crate) const SEGMENT_LOG: u32 = 15;
 const SEGMENT: u64 = 1 << SEGMENT_LOG;
+
+/// The highest level a filter starts at: 2^18 lines (16 MiB, about 7.6M items at 1%), so no
+/// `BF.RESERVE` of a billion items takes their memory at once (past that, it grows).
+pub(crate) const MAX_START_LEVEL: u32 = 16;
 
 /// Items a batch places (and requests the lines of) before it reads the first.
 const BLOCK: usize = 32;
@@ -41,6 +46,37 @@ pub struct LineFilter {
     /// A write's buffers, kept between writes: its entries, each target line's, and those it
     /// sends to the overflow.
     pub(crate) scratch: Scratch,
+}
+
+/// A copy (COPY of a key) whose blocks the allocator may refuse
+/// ([`crate::memory::OutOfMemory::refuse_copy`]); a write's buffers start empty.
+impl Clone for LineFilter {
+    fn clone(&self) -> Self {
+        let mut segments = copied_vec(&[], self.segments.len());
+        for segment in &self.segments {
+            let mut copy = lines::zeroed(segment.len()).unwrap_or_else(|r| r.refuse_copy());
+            hints::advise_huge_pages_from(&mut copy, 0);
+            copy.copy_from_slice(segment);
+            segments.push(copy);
+        }
+        LineFilter {
+            segments,
+            overflow: self.overflow.clone(),
+            scratch: Scratch::default(),
+            ..*self
+        }
+    }
+}
+
+/// Filters are equal when they save the same fields (a write's buffers and the overflow's
+/// table sizes aside).
+impl PartialEq for LineFilter {
+    fn eq(&self, other: &Self) -> bool {
+        let (mut mine, mut theirs) = (Vec::new(), Vec::new());
+        self.encode(&mut mine);
+        other.encode(&mut theirs);
+        self.items == other.items && mine == theirs
+    }
 }
 
 /// A write's buffers ([`LineFilter::scratch`]), kept between writes.
@@ -114,10 +150,7 @@ impl LineFilter {
         let widths = Widths::for_rate(error).ok_or(FilterError::CannotGrow)?;
         // The most groups the capacity fills: the filter holds it, or about half of it more.
         let per_group = G0 * u64::from(widths.load);
-        let level = (capacity / per_group)
-            .max(1)
-            .ilog2()
-            .min(max_level(&widths));
+        let level = (capacity / per_group).max(1).ilog2().min(MAX_START_LEVEL);
         let mut filter = LineFilter {
             seed,
             error,
@@ -273,7 +306,7 @@ impl LineFilter {
         let mut hit = false;
         for i in 0..per_window.min(4) {
             let slot = (window >> (i * w.slot)) as u32 & w.slot_mask() as u32;
-            hit |= (Entry { cell: 0, slot }).matches(p.slot) & (i < count) & (slot != 0);
+            hit |= (Entry { cell: 0, slot }).matches(p.slot) & (i < count);
         }
         if hit {
             return true;
@@ -285,7 +318,7 @@ impl LineFilter {
                 break;
             }
             let slot = line.bits(at, w.slot) as u32;
-            if slot != 0 && (Entry { cell: 0, slot }).matches(p.slot) {
+            if (Entry { cell: 0, slot }).matches(p.slot) {
                 return true;
             }
         }
@@ -390,6 +423,23 @@ impl LineFilter {
         self.insert::<S>(p.line, p.cells, e)?;
         self.items += 1;
         Ok(AddOutcome::Added)
+    }
+
+    /// Moves its blocks where the server's defrag allocator says: the segments' table and
+    /// each segment, the overflow's tables, a write's buffers.
+    pub fn defrag(&mut self, d: &mut Defrag) {
+        d.vec(&mut self.segments);
+        for segment in &mut self.segments {
+            d.block(segment);
+        }
+        self.overflow.defrag(d);
+        let b = &mut self.scratch;
+        d.vec(&mut b.entries);
+        for target in &mut b.targets {
+            d.vec(target);
+        }
+        d.vec(&mut b.spills);
+        d.vec(&mut b.shed);
     }
 
     /// Bytes counted against the per-filter limit on every growth step, without a walk: the

@@ -1,21 +1,24 @@
-//! The one-line filter's saved fields, and the checks a decoded one must pass before any of
-//! its lines is used: every line as inserts and growth steps leave one, every overflow entry
-//! where a lookup would look for it. Not yet behind an RDB flag (the layout is not served).
+//! The one-line filter's saved form and the checks a decoded one must pass before any of its
+//! lines is used: every line as inserts and growth steps leave one, every overflow entry where
+//! a lookup would look for it. Both formats carry the same **pieces**: the RDB value's
+//! strings (after the envelope's items and flag `LINES`, [`crate::rdb`]) and SCANDUMP's data
+//! steps ([`super::scandump`]), so one decoder checks them.
 //!
 //! ```text
 //! unsigned  seed
 //! double    error
 //! unsigned  capacity       the starting size it was created with
 //! unsigned  remainder bits, entries a line, level, pass, next group
-//! unsigned  lines
 //! unsigned  pieces
-//! string*   the lines (64 bytes each, little-endian words), whole lines per piece
-//! unsigned  overflow entries
-//! unsigned  pieces
-//! string*   the overflow entries (16 bytes each: line u64, cell u32, slot u32), whole per piece
+//! string*   the pieces, in order of line
 //! ```
+//! A piece, little-endian: `u32 lines`, `u32 entries`, the lines (64 bytes each, little-endian
+//! words), then the overflow entries of those lines (16 bytes each: `u64 line`, `u32 cell`, `u32 slot`, in
+//! order of line, cell and slot). A piece starts at an even line and holds whole pairs of
+//! buddies (but for a last line without one), so each is checked on its own: a line's
+//! entries may be in its buddy and the overflow, never in another piece.
 //! The widths are stored, not derived from the rate, so a later build that sizes new filters
-//! otherwise still reads this one.
+//! otherwise still reads this one; the line count follows from the level, pass and next group.
 
 use crate::codec::{machine_memory, DecodeError, FieldReader, FieldWriter, CHUNK_BYTES};
 use crate::growing::lines::filter::{cells_of, max_level, Cells, LineFilter, Scratch};
@@ -26,154 +29,253 @@ use crate::lines::Line;
 /// Bytes of a saved overflow entry.
 const ENTRY_BYTES: usize = 16;
 
-/// Lines and overflow entries per piece: whole records, at most [`CHUNK_BYTES`].
-const LINES_PER_PIECE: usize = CHUNK_BYTES / 64;
-const ENTRIES_PER_PIECE: usize = CHUNK_BYTES / ENTRY_BYTES;
+/// Bytes of a piece before its lines: their count and its overflow entries'.
+const PIECE_HEAD: usize = 8;
 
-/// Writes a filter's fields ([`LineFilter::encode`]).
-fn encode(f: &LineFilter, w: &mut impl FieldWriter) {
-    w.unsigned(f.seed);
-    w.double(f.error);
-    w.unsigned(f.capacity);
-    let fields = [f.widths.rem, f.widths.load, f.level, f.pass];
-    for field in fields {
-        w.unsigned(field.into());
-    }
-    w.unsigned(f.next);
-    let lines = f.line_count();
-    w.unsigned(lines);
-    w.unsigned(lines.div_ceil(LINES_PER_PIECE as u64));
-    let mut piece = Vec::with_capacity(CHUNK_BYTES);
-    for first in (0..lines).step_by(LINES_PER_PIECE) {
-        piece.clear();
-        for b in first..lines.min(first + LINES_PER_PIECE as u64) {
-            piece.extend(f.line(b).0.iter().flat_map(|word| word.to_le_bytes()));
+/// A filter's stored parameters, as read (the RDB value's fields, SCANDUMP's header).
+#[derive(Debug, Clone, Copy)]
+pub(crate) struct Parameters {
+    pub(crate) items: u64,
+    pub(crate) seed: u64,
+    pub(crate) error: f64,
+    pub(crate) capacity: u64,
+    pub(crate) rem: u64,
+    pub(crate) load: u64,
+    pub(crate) level: u64,
+    pub(crate) pass: u64,
+    pub(crate) next: u64,
+}
+
+impl Parameters {
+    /// A filter's own.
+    pub(crate) fn of(f: &LineFilter) -> Self {
+        Parameters {
+            items: f.items,
+            seed: f.seed,
+            error: f.error,
+            capacity: f.capacity,
+            rem: f.widths.rem.into(),
+            load: f.widths.load.into(),
+            level: f.level.into(),
+            pass: f.pass.into(),
+            next: f.next,
         }
-        w.bytes(&piece);
-    }
-    let entries = f.overflow.all();
-    w.unsigned(entries.len() as u64);
-    w.unsigned(entries.len().div_ceil(ENTRIES_PER_PIECE) as u64);
-    for part in entries.chunks(ENTRIES_PER_PIECE) {
-        piece.clear();
-        for &(b, e) in part {
-            piece.extend(b.to_le_bytes());
-            piece.extend(e.cell.to_le_bytes());
-            piece.extend(e.slot.to_le_bytes());
-        }
-        w.bytes(&piece);
     }
 }
 
-/// Reads a filter of `items` items ([`LineFilter::decode`]).
-fn decode(r: &mut impl FieldReader, items: u64) -> Result<LineFilter, DecodeError> {
+/// A filter with these parameters and no line yet (its pieces come next), or the check that
+/// failed.
+pub(crate) fn empty(p: &Parameters) -> Result<LineFilter, DecodeError> {
     let bad = DecodeError::GrowingParameters;
-    let (seed, error, capacity) = (r.unsigned()?, r.double()?, r.unsigned()?);
-    let (rem, load, level, pass) = (r.unsigned()?, r.unsigned()?, r.unsigned()?, r.unsigned()?);
-    let (next, lines) = (r.unsigned()?, r.unsigned()?);
     let narrow = |v: u64, lo: u64, hi: u64| (lo..=hi).contains(&v).then_some(v as u32);
-    let rem = narrow(rem, 7, 31).ok_or(bad)?;
+    let rem = narrow(p.rem, 7, 31).ok_or(bad)?;
     let widths = Widths {
         rem,
         slot: rem + 1,
-        load: narrow(load, 1, 47).ok_or(bad)?,
+        load: narrow(p.load, 1, 47).ok_or(bad)?,
     };
-    let level = narrow(level, 0, max_level(&widths).into()).ok_or(bad)?;
-    let pass = narrow(pass, 0, G0 - 1).ok_or(bad)?;
-    let expected = (G0 + u64::from(pass)) << level;
-    let valid = error > 0.0 && error < 1.0 && next < 1 << level && lines == expected + next;
-    if !valid || items > u64::from(widths.load) * lines {
+    let level = narrow(p.level, 0, max_level(&widths).into()).ok_or(bad)?;
+    let pass = narrow(p.pass, 0, G0 - 1).ok_or(bad)?;
+    let lines = ((G0 + u64::from(pass)) << level) + p.next;
+    let valid = p.error > 0.0 && p.error < 1.0 && p.next < 1 << level;
+    if !valid || p.items > u64::from(widths.load) * lines {
         return Err(bad);
     }
     if machine_memory().is_some_and(|m| lines.saturating_mul(64) > m) {
         return Err(DecodeError::MachineMemory);
     }
-    let mut f = LineFilter {
-        seed,
-        error,
-        capacity,
+    Ok(LineFilter {
+        seed: p.seed,
+        error: p.error,
+        capacity: p.capacity,
         widths,
         level,
         pass,
-        next,
-        items,
+        next: p.next,
+        items: p.items,
         segments: Vec::new(),
         overflow: Overflow::new(&widths),
         scratch: Scratch::default(),
+    })
+}
+
+/// The piece of the lines from `first`: whole pairs while they fit in `max_bytes` (at least
+/// one), and the line after its last.
+pub(crate) fn piece(f: &LineFilter, first: u64, max_bytes: usize) -> (Vec<u8>, u64) {
+    let lines = f.line_count();
+    let mut out = vec![0; PIECE_HEAD];
+    let (mut entries, mut pair) = (Vec::new(), Vec::new());
+    let mut next = first;
+    while next < lines {
+        let end = (next + 2).min(lines);
+        pair.clear();
+        for b in (next..end).filter(|&b| f.line(b).mapped()) {
+            let from = pair.len();
+            f.overflow
+                .collect(b, &mut pair)
+                .expect("a piece's buffer grows");
+            let line_entries = pair[from..].iter().map(|&e| (b, e)).collect::<Vec<_>>();
+            entries.extend(line_entries);
+        }
+        let size = out.len() + entries.len() * ENTRY_BYTES + (end - next) as usize * 64;
+        if next > first && size > max_bytes {
+            entries.truncate(entries.len() - pair.len());
+            break;
+        }
+        for b in next..end {
+            out.extend(f.line(b).0.iter().flat_map(|word| word.to_le_bytes()));
+        }
+        next = end;
+    }
+    out[..4].copy_from_slice(&((next - first) as u32).to_le_bytes());
+    out[4..PIECE_HEAD].copy_from_slice(&(entries.len() as u32).to_le_bytes());
+    for (b, e) in entries {
+        out.extend(b.to_le_bytes());
+        out.extend(e.cell.to_le_bytes());
+        out.extend(e.slot.to_le_bytes());
+    }
+    (out, next)
+}
+
+/// A piece's lines and overflow entries, read but not yet checked against a filter.
+#[derive(Debug)]
+pub(crate) struct Piece {
+    lines: Vec<Line>,
+    entries: Vec<(u64, Entry)>,
+}
+
+impl Piece {
+    /// Lines it holds.
+    pub(crate) fn lines(&self) -> u64 {
+        self.lines.len() as u64
+    }
+}
+
+/// Reads a piece's fields: at least one line, whole records, entries in order.
+pub(crate) fn decode_piece(data: &[u8]) -> Result<Piece, DecodeError> {
+    let bad = DecodeError::GrowingLine;
+    let word = |b: &[u8]| u64::from_le_bytes(b.try_into().expect("8 bytes"));
+    let half = |b: &[u8]| u32::from_le_bytes(b.try_into().expect("4 bytes"));
+    let (head, rest) = data.split_first_chunk::<PIECE_HEAD>().ok_or(bad)?;
+    let (count, entry_count) = (half(&head[..4]) as u64, half(&head[4..]) as u64);
+    let whole = count * 64 + entry_count * ENTRY_BYTES as u64 == rest.len() as u64;
+    if count == 0 || !whole {
+        return Err(bad);
+    }
+    let (lines, entries) = rest.split_at(count as usize * 64);
+    let lines = lines
+        .chunks_exact(64)
+        .map(|l| {
+            let mut line = Line::default();
+            for (w, b) in line.0.iter_mut().zip(l.chunks_exact(8)) {
+                *w = word(b);
+            }
+            line
+        })
+        .collect();
+    let entries: Vec<(u64, Entry)> = entries
+        .chunks_exact(ENTRY_BYTES)
+        .map(|r| {
+            let e = Entry {
+                cell: half(&r[8..12]),
+                slot: half(&r[12..]),
+            };
+            (word(&r[..8]), e)
+        })
+        .collect();
+    let key = |&(b, e): &(u64, Entry)| (b, e.cell, e.slot);
+    if !entries.windows(2).all(|p| key(&p[0]) <= key(&p[1])) {
+        return Err(bad);
+    }
+    Ok(Piece { lines, entries })
+}
+
+/// Puts a piece whose first line is `first` in: its lines replace those there (and their
+/// overflow entries), once every line and entry passed its checks; on a refusal nothing that
+/// the filter answers changed. Returns the line after its last.
+pub(crate) fn install(f: &mut LineFilter, first: u64, piece: Piece) -> Result<u64, DecodeError> {
+    let bad = DecodeError::GrowingLine;
+    let lines = f.line_count();
+    let end = first.checked_add(piece.lines()).ok_or(bad)?;
+    if !first.is_multiple_of(2) || end > lines || (!end.is_multiple_of(2) && end != lines) {
+        return Err(bad);
+    }
+    let line = |b: u64| &piece.lines[(b - first) as usize];
+    let buddy = |b: u64| (b ^ 1 < lines).then(|| line(b ^ 1));
+    if !(first..end).all(|b| line_is_whole(f, b, line(b), buddy(b))) {
+        return Err(bad);
+    }
+    let entry_fits = |&(b, e): &(u64, Entry)| {
+        (first..end).contains(&b)
+            && line(b).mapped()
+            && in_cells(e.cell, f.cells_of_line(b))
+            && e.cell - f.cells_of_line(b).first >= line(b).spill_from()
+            && slot_is_valid(e.slot, &f.widths)
     };
-    read_lines(r, &mut f, lines)?;
-    read_overflow(r, &mut f)?;
-    let well_formed = (0..lines).all(|b| line_is_whole(&f, b));
-    if !well_formed {
-        return Err(DecodeError::GrowingLine);
+    if !piece.entries.iter().all(entry_fits) {
+        return Err(bad);
+    }
+    f.reserve_lines(end).map_err(|_| DecodeError::OutOfMemory)?;
+    // Room for every entry before any is put in: per run, the entries are in order of line.
+    let runs: Vec<(u64, usize)> = piece
+        .entries
+        .chunk_by(|a, b| f.overflow.run_of(a.0) == f.overflow.run_of(b.0))
+        .map(|run| (run[0].0, run.len()))
+        .collect();
+    for (b, count) in runs {
+        f.overflow
+            .reserve(b, count)
+            .map_err(|_| DecodeError::OutOfMemory)?;
+    }
+    for b in first..end {
+        if f.line(b).mapped() {
+            f.overflow.remove(b);
+        }
+        *f.line_mut(b) = *line(b);
+    }
+    for &(b, e) in &piece.entries {
+        f.overflow.push(b, e);
+    }
+    Ok(end)
+}
+
+/// Writes a filter's fields ([`LineFilter::encode`]).
+fn encode(f: &LineFilter, w: &mut impl FieldWriter) {
+    let p = Parameters::of(f);
+    w.unsigned(p.seed);
+    w.double(p.error);
+    for field in [p.capacity, p.rem, p.load, p.level, p.pass, p.next] {
+        w.unsigned(field);
+    }
+    let mut first = 0;
+    while first < f.line_count() {
+        let (bytes, next) = piece(f, first, CHUNK_BYTES);
+        w.bytes(&bytes);
+        first = next;
+    }
+}
+
+/// Reads a filter of `items` items ([`LineFilter::decode`]): pieces until its lines are read.
+fn decode(r: &mut impl FieldReader, items: u64) -> Result<LineFilter, DecodeError> {
+    let (seed, error) = (r.unsigned()?, r.double()?);
+    let p = Parameters {
+        items,
+        seed,
+        error,
+        capacity: r.unsigned()?,
+        rem: r.unsigned()?,
+        load: r.unsigned()?,
+        level: r.unsigned()?,
+        pass: r.unsigned()?,
+        next: r.unsigned()?,
+    };
+    let mut f = empty(&p)?;
+    let mut read = 0;
+    while read < f.line_count() {
+        let data = r.bytes(CHUNK_BYTES as u64 * 2)?;
+        read = install(&mut f, read, decode_piece(&data)?)?;
     }
     Ok(f)
-}
-
-/// The lines' pieces, each of whole lines, until `lines` are read.
-fn read_lines(r: &mut impl FieldReader, f: &mut LineFilter, lines: u64) -> Result<(), DecodeError> {
-    let bad = DecodeError::GrowingLine;
-    let pieces = r.unsigned()?;
-    let mut read = 0;
-    for _ in 0..pieces {
-        let piece = r.bytes(CHUNK_BYTES as u64)?;
-        let count = (piece.len() / 64) as u64;
-        if piece.is_empty() || piece.len() % 64 != 0 || read + count > lines {
-            return Err(bad);
-        }
-        f.reserve_lines(read + count)
-            .map_err(|_| DecodeError::OutOfMemory)?;
-        for (i, bytes) in piece.chunks_exact(64).enumerate() {
-            let line = f.line_mut(read + i as u64);
-            for (word, b) in line.0.iter_mut().zip(bytes.chunks_exact(8)) {
-                *word = u64::from_le_bytes(b.try_into().expect("8 bytes"));
-            }
-        }
-        read += count;
-    }
-    if read != lines {
-        return Err(bad);
-    }
-    Ok(())
-}
-
-/// The overflow's entries, each in its line's cells, for a line that says it sent some.
-fn read_overflow(r: &mut impl FieldReader, f: &mut LineFilter) -> Result<(), DecodeError> {
-    let bad = DecodeError::GrowingLine;
-    let (entries, pieces) = (r.unsigned()?, r.unsigned()?);
-    let mut read = 0;
-    for _ in 0..pieces {
-        let piece = r.bytes(CHUNK_BYTES as u64)?;
-        if piece.is_empty() || piece.len() % ENTRY_BYTES != 0 {
-            return Err(bad);
-        }
-        for record in piece.chunks_exact(ENTRY_BYTES) {
-            let b = u64::from_le_bytes(record[..8].try_into().expect("8 bytes"));
-            let cell = u32::from_le_bytes(record[8..12].try_into().expect("4 bytes"));
-            let slot = u32::from_le_bytes(record[12..].try_into().expect("4 bytes"));
-            let e = Entry { cell, slot };
-            if b >= f.line_count() || read >= entries {
-                return Err(bad);
-            }
-            let cells = f.cells_of_line(b);
-            let fits = f.line(b).mapped()
-                && in_cells(cell, cells)
-                && cell - cells.first >= f.line(b).spill_from()
-                && slot_is_valid(slot, &f.widths);
-            if !fits {
-                return Err(bad);
-            }
-            f.overflow
-                .reserve(b, 1)
-                .map_err(|_| DecodeError::OutOfMemory)?;
-            f.overflow.push(b, e);
-            read += 1;
-        }
-    }
-    if read != entries {
-        return Err(bad);
-    }
-    Ok(())
 }
 
 fn in_cells(cell: u32, cells: Cells) -> bool {
@@ -185,14 +287,14 @@ fn slot_is_valid(slot: u32, w: &Widths) -> bool {
     slot != 0 && slot.trailing_zeros() <= w.rem && u64::from(slot) >> w.slot == 0
 }
 
-/// Whether line `b` is as inserts and growth steps leave one: its header's ones are its entry
-/// count, its header and slots end before its buddy's entries with the bits between clear,
-/// every slot has its marker, none of its entries is of a cell it sends elsewhere (a shed
-/// would move that mark up past cells whose entries are elsewhere: found by the fuzz target),
-/// and the buddy's entries it holds are of cells the buddy sends elsewhere.
-fn line_is_whole(f: &LineFilter, b: u64) -> bool {
+/// Whether `line`, to be line `b` beside `buddy`, is as inserts and growth steps leave one:
+/// its header's ones are its entry count, its header and slots end before its buddy's entries
+/// with the bits between clear, every slot has its marker, none of its entries is of a cell
+/// it sends elsewhere (a shed would move that mark up past cells whose entries are elsewhere:
+/// found by the fuzz target), and the buddy's entries it holds are of cells the buddy sends
+/// elsewhere.
+fn line_is_whole(f: &LineFilter, b: u64, line: &Line, buddy: Option<&Line>) -> bool {
     let w = &f.widths;
-    let line: &Line = f.line(b);
     let cells = f.cells_of_line(b);
     let entries = line.entries();
     let len = cells.count + entries;
@@ -210,22 +312,21 @@ fn line_is_whole(f: &LineFilter, b: u64) -> bool {
         (0..entries).all(|i| slot_is_valid(line.bits(len + i * w.slot, w.slot) as u32, w));
     let (last, run) = line.last_cell(cells.count);
     let kept_ok = run == 0 || last < line.spill_from();
-    clear && slots_ok && kept_ok && foreign_is_whole(f, b)
+    clear && slots_ok && kept_ok && foreign_is_whole(f, b, line, buddy)
 }
 
-/// Whether the buddy's entries line `b` holds are of cells the buddy sends elsewhere.
-fn foreign_is_whole(f: &LineFilter, b: u64) -> bool {
+/// Whether the buddy's entries `line` (line `b`) holds are of cells the buddy sends
+/// elsewhere.
+fn foreign_is_whole(f: &LineFilter, b: u64, line: &Line, buddy: Option<&Line>) -> bool {
     let w = &f.widths;
-    let line = f.line(b);
     if line.foreign() == 0 {
         return true;
     }
-    let buddy = b ^ 1;
-    if buddy >= f.line_count() {
+    let Some(buddy) = buddy else {
         return false;
-    }
-    let cells = f.cells_of_line(buddy);
-    let spill_from = f.line(buddy).spill_from();
+    };
+    let cells = f.cells_of_line(b ^ 1);
+    let spill_from = buddy.spill_from();
     (0..line.foreign()).all(|i| {
         let e = line.foreign_entry(i, w);
         in_cells(e.cell, cells) && e.cell - cells.first >= spill_from && slot_is_valid(e.slot, w)
@@ -233,8 +334,7 @@ fn foreign_is_whole(f: &LineFilter, b: u64) -> bool {
 }
 
 impl LineFilter {
-    /// Writes its fields (the layout is not served yet, so no RDB flag or SCANDUMP header
-    /// carries them: the module's format for it comes with serving it).
+    /// Writes its fields (the RDB value's, after the envelope's items and flags).
     pub fn encode(&self, w: &mut impl FieldWriter) {
         encode(self, w);
     }

@@ -21,15 +21,22 @@
 //!   128-byte pair) and, when that is full too, to an overflow map; only lookups of those
 //!   cells read there (0.5-1.2% of absent lookups at 1%).
 //!
-//! Files: [`filter`] (the model, places and batches), [`grow`] (inserts and growth steps),
-//! [`format`](mod@format) (its saved fields and a decoded one's checks),
-//! [`line`](mod@line) (a line's fields and the widths), [`overflow`] (the entries no line had room for).
+//! Every filter `EXPANDABLE` creates has this layout; the chunk layout ([`crate::Growing`])
+//! keeps loading and growing the filters saved with it.
+//!
+//! Files: [`filter`] (the model, places and batches, defrag), [`grow`] (inserts and growth
+//! steps), [`format`](mod@format) (its saved pieces, both formats', and a decoded one's
+//! checks), [`scandump`] (its SCANDUMP header and steps), [`describe`] (BF.INFO, BF.DEBUG),
+//! [`line`](mod@line) (a line's fields and the widths), [`overflow`] (the entries no line had
+//! room for).
 
+pub(crate) mod describe;
 pub(crate) mod filter;
 pub(crate) mod format;
 pub(crate) mod grow;
 pub(crate) mod line;
 pub(crate) mod overflow;
+pub(crate) mod scandump;
 #[cfg(test)]
 mod tests;
 

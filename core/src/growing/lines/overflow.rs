@@ -5,8 +5,9 @@
 //! header and a list block per line sending entries there: 21.0 bits an item against the
 //! lines' 17.6); 64-bit words 1.2 (18.7).
 
+use crate::defrag::Defrag;
 use crate::growing::lines::line::{Entry, Widths, CELL_BITS};
-use crate::memory::{allocated, OutOfMemory};
+use crate::memory::{allocated, copied_vec, OutOfMemory};
 
 /// The tables grow by a quarter when more than 7/8 full, and shrink by a quarter when less
 /// than half full.
@@ -88,8 +89,9 @@ impl<W: Word> Table<W> {
     fn run(&self, offset: u64) -> impl Iterator<Item = (usize, u64)> + '_ {
         let n = self.words.len();
         let start = if n == 0 { 0 } else { self.home(offset) };
-        (0..n)
-            .map(move |i| (start + i) % n)
+        // The places from the home to the end, then from the start: no division a step.
+        (start..n)
+            .chain(0..start)
             .map(|i| (i, self.words[i].get()))
             .take_while(|&(_, w)| w != 0)
     }
@@ -184,6 +186,26 @@ enum Tables {
     Wide(Vec<Table<u64>>),
 }
 
+/// A copy (COPY of a key) the allocator may refuse
+/// ([`crate::memory::OutOfMemory::refuse_copy`]).
+impl Clone for Tables {
+    fn clone(&self) -> Self {
+        match self {
+            Tables::Narrow(t) => Tables::Narrow(copied_vec(t, t.len())),
+            Tables::Wide(t) => Tables::Wide(copied_vec(t, t.len())),
+        }
+    }
+}
+
+impl<W: Word> Clone for Table<W> {
+    fn clone(&self) -> Self {
+        Table {
+            words: copied_vec(&self.words, self.words.len()),
+            len: self.len,
+        }
+    }
+}
+
 /// Runs a generic body on the tables, whichever their word.
 macro_rules! with_tables {
     ($tables:expr, $t:ident => $body:expr) => {
@@ -195,7 +217,7 @@ macro_rules! with_tables {
 }
 
 /// The overflow: a table per run of lines, and the entries it holds.
-#[derive(Debug)]
+#[derive(Debug, Clone)]
 pub(crate) struct Overflow {
     packing: Packing,
     tables: Tables,
@@ -307,20 +329,14 @@ impl Overflow {
         line >> self.packing.run_bits
     }
 
-    /// Every entry with its line, in order of line, cell and slot (not of places in the
-    /// tables, which depend on their history: a saved filter's bytes depend only on what it
-    /// holds).
-    pub(crate) fn all(&self) -> Vec<(u64, Entry)> {
-        let p = self.packing;
-        let mut all: Vec<(u64, Entry)> = with_tables!(&self.tables, t => t
-            .iter()
-            .enumerate()
-            .flat_map(|(run, t)| t.words.iter().map(move |w| (run, w.get())))
-            .filter(|&(_, w)| w != 0)
-            .map(|(run, w)| (((run as u64) << p.run_bits) + p.offset(w), p.entry(w)))
-            .collect());
-        all.sort_unstable_by_key(|&(b, e)| (b, e.cell, e.slot));
-        all
+    /// Moves its tables' blocks where the server's defrag allocator says.
+    pub(crate) fn defrag(&mut self, d: &mut Defrag) {
+        with_tables!(&mut self.tables, t => {
+            d.vec(t);
+            for table in t.iter_mut() {
+                d.vec(&mut table.words);
+            }
+        });
     }
 
     /// Bytes its tables take from the allocator.

@@ -3,11 +3,13 @@
 //! answering as single calls, and a refusal that changes nothing.
 
 use crate::codec::{DecodeError, Field, FieldSlice};
+use crate::filter::Filter;
+use crate::growing::lines::filter::MAX_START_LEVEL;
 use crate::growing::lines::line::Widths;
-use crate::growing::lines::LineFilter;
+use crate::growing::lines::{format, LineFilter};
 use crate::outcome::{AddOutcome, FilterError};
 use crate::spec::{FilterSpec, Growth, Window};
-use crate::Chain;
+use crate::{rdb, scandump, Chain};
 
 fn url(i: u64) -> Vec<u8> {
     format!("https://host{}.example.com/page/{i}", i % 977).into_bytes()
@@ -173,6 +175,12 @@ fn a_large_capacity_starts_wide() {
     let f = LineFilter::new(0.01, 2_000_000, 1, u64::MAX).unwrap();
     // 2M over 4 * 29 a group: 2^14 groups of 4 lines.
     assert_eq!(f.line_count(), 4 << 14);
+    let huge = LineFilter::new(0.01, 1 << 40, 1, u64::MAX).unwrap();
+    assert_eq!(
+        huge.line_count(),
+        4 << MAX_START_LEVEL,
+        "a start no larger than 16 MiB"
+    );
     let tight = LineFilter::new(0.01, 2_000_000, 1, 1000);
     assert!(matches!(tight, Err(FilterError::TooLarge { .. })));
 }
@@ -267,7 +275,7 @@ fn hostile_values_name_the_check_that_fired() {
         copy[i] = v;
         decode(&copy)
     };
-    // seed, error, capacity, rem, load, level, pass, next, lines, pieces, piece...
+    // seed, error, capacity, rem, load, level, pass, next, then the pieces.
     let bad = Some(DecodeError::GrowingParameters);
     assert_eq!(with(1, Field::Double(1.0)), bad);
     assert_eq!(with(3, Field::Unsigned(6)), bad);
@@ -276,18 +284,19 @@ fn hostile_values_name_the_check_that_fired() {
     assert_eq!(with(5, Field::Unsigned(60)), bad);
     assert_eq!(with(6, Field::Unsigned(4)), bad);
     assert_eq!(with(7, Field::Unsigned(1 << 40)), bad);
-    assert_eq!(with(8, Field::Unsigned(f.line_count() + 1)), bad);
     assert_eq!(
         LineFilter::decode(&mut FieldSlice(&fields), 1 << 40).err(),
         bad
     );
-    let Field::Bytes(lines) = &fields[10] else {
+    assert_eq!(fields.len(), 9, "one piece");
+    assert!(decode(&fields[..8]).is_some(), "a piece is missing");
+    let Field::Bytes(piece) = &fields[8] else {
         panic!("a piece of lines")
     };
     let line = |b: usize, f: &dyn Fn(&mut [u8])| {
-        let mut copy = lines.clone();
-        f(&mut copy[b * 64..b * 64 + 64]);
-        with(10, Field::Bytes(copy))
+        let mut copy = piece.clone();
+        f(&mut copy[8 + b * 64..8 + b * 64 + 64]);
+        with(8, Field::Bytes(copy))
     };
     let damaged = Some(DecodeError::GrowingLine);
     assert_eq!(
@@ -301,13 +310,16 @@ fn hostile_values_name_the_check_that_fired() {
         damaged,
         "past the spill mark's cells"
     );
+    for cut in [16, 64, 3] {
+        let short = piece[..piece.len() - cut].to_vec();
+        assert_eq!(with(8, Field::Bytes(short)), damaged, "{cut} bytes short");
+    }
+    let mut odd = piece.clone();
+    odd[..4].copy_from_slice(&1u32.to_le_bytes());
     assert_eq!(
-        with(10, Field::Bytes(lines[..lines.len() - 64].to_vec())),
-        damaged
-    );
-    assert_eq!(
-        with(10, Field::Bytes(lines[..lines.len() - 3].to_vec())),
-        damaged
+        with(8, Field::Bytes(odd)),
+        damaged,
+        "a line count the bytes do not hold"
     );
 }
 
@@ -352,4 +364,56 @@ fn flipped_bits_are_refused_or_harmless() {
         refused > 100 && accepted > 10,
         "{refused} refused, {accepted} accepted"
     );
+}
+
+/// Both formats through their dispatch: the RDB value (flag `LINES`) and the SCANDUMP stream
+/// (options `LINES_OPTIONS`, a piece a step) give back an equal filter that grows alike.
+#[test]
+fn the_rdb_value_and_the_scandump_stream_give_back_the_filter() {
+    let f = grown(0.01, 120_000, 6);
+    let original = Filter::from(f);
+    let mut fields = Vec::new();
+    rdb::encode(&original, &mut fields);
+    let from_rdb = rdb::decode(&mut FieldSlice(&fields)).unwrap();
+    assert!(from_rdb == original, "the RDB value");
+    let header = scandump::header(&original);
+    let mut from_dump = scandump::filter_from_header(&header, 0, u64::MAX).unwrap();
+    for (iterator, data) in scandump::chunks(&original) {
+        scandump::load_chunk(&mut from_dump, iterator, &data).unwrap();
+    }
+    assert!(from_dump == original, "the SCANDUMP stream");
+    assert!(matches!(from_dump, Filter::Lines(_)));
+    let mut a = from_rdb;
+    let mut b = from_dump;
+    for f in [&mut a, &mut b] {
+        let more: Vec<Vec<u8>> = (120_000..130_000).map(url).collect();
+        f.add_many(more.iter().map(Vec::as_slice), 0, u64::MAX, true, |r| {
+            r.is_ok()
+        });
+    }
+    assert!(a == b, "both grew alike");
+}
+
+/// Pieces of a few pairs of lines each (SCANDUMP's steps of a large filter) load in order into
+/// the same filter; a damaged one is refused and changes nothing it answers.
+#[test]
+fn small_pieces_load_and_a_damaged_one_changes_nothing() {
+    let f = grown(0.01, 100_000, 5);
+    let mut copy = format::empty(&format::Parameters::of(&f)).unwrap();
+    copy.reserve_lines(f.line_count()).unwrap();
+    let (mut first, mut pieces) = (0, 0);
+    while first < f.line_count() {
+        let (bytes, next) = format::piece(&f, first, 2_000);
+        assert!(next.is_multiple_of(2) || next == f.line_count());
+        let mut damaged = bytes.clone();
+        damaged[8 + 63] ^= 0x02;
+        let before = encoded(&copy);
+        let refused = format::install(&mut copy, first, format::decode_piece(&damaged).unwrap());
+        assert_eq!(refused.err(), Some(DecodeError::GrowingLine));
+        assert!(encoded(&copy) == before, "a refused piece changed nothing");
+        first = format::install(&mut copy, first, format::decode_piece(&bytes).unwrap()).unwrap();
+        pieces += 1;
+    }
+    assert!(pieces > 100, "{pieces} pieces");
+    assert!(copy == f);
 }
