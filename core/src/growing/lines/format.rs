@@ -76,9 +76,11 @@ pub(crate) fn empty(p: &Parameters) -> Result<LineFilter, DecodeError> {
     };
     let level = narrow(p.level, 0, max_level(&widths).into()).ok_or(bad)?;
     let pass = narrow(p.pass, 0, G0 - 1).ok_or(bad)?;
+    if !(p.error > 0.0 && p.error < 1.0 && p.next < 1 << level) {
+        return Err(bad);
+    }
     let lines = ((G0 + u64::from(pass)) << level) + p.next;
-    let valid = p.error > 0.0 && p.error < 1.0 && p.next < 1 << level;
-    if !valid || p.items > u64::from(widths.load) * lines {
+    if p.items > u64::from(widths.load) * lines {
         return Err(bad);
     }
     if machine_memory().is_some_and(|m| lines.saturating_mul(64) > m) {
