@@ -284,7 +284,11 @@ fn hostile_values_name_the_check_that_fired() {
     assert_eq!(with(5, Field::Unsigned(60)), bad);
     assert_eq!(with(6, Field::Unsigned(4)), bad);
     assert_eq!(with(7, Field::Unsigned(1 << 40)), bad);
-    assert_eq!(with(7, Field::Unsigned(u64::MAX)), bad, "found by the fuzz target");
+    assert_eq!(
+        with(7, Field::Unsigned(u64::MAX)),
+        bad,
+        "found by the fuzz target"
+    );
     assert_eq!(
         LineFilter::decode(&mut FieldSlice(&fields), 1 << 40).err(),
         bad
