@@ -36,20 +36,17 @@ pub struct LineFilter {
     pub(crate) widths: Widths,
     /// Groups are `2^level`; those before `next` have `G0 + pass + 1` buckets, the others
     /// `G0 + pass` (in the last pass, those before `next` are the next level's).
-    pub(crate) level: u32,
-    pub(crate) pass: u32,
+    pub(crate) level: u8,
+    pub(crate) pass: u8,
     pub(crate) next: u64,
     pub(crate) items: u64,
     /// The lines, in segments of `2^SEGMENT_LOG`; only the last may be shorter.
     pub(crate) segments: Vec<Block<Line>>,
     pub(crate) overflow: Overflow,
-    /// A write's buffers, kept between writes: its entries, each target line's, and those it
-    /// sends to the overflow.
-    pub(crate) scratch: Scratch,
 }
 
 /// A copy (COPY of a key) whose blocks the allocator may refuse
-/// ([`crate::memory::OutOfMemory::refuse_copy`]); a write's buffers start empty.
+/// ([`crate::memory::OutOfMemory::refuse_copy`]).
 impl Clone for LineFilter {
     fn clone(&self) -> Self {
         let mut segments = copied_vec(&[], self.segments.len());
@@ -62,14 +59,12 @@ impl Clone for LineFilter {
         LineFilter {
             segments,
             overflow: self.overflow.clone(),
-            scratch: Scratch::default(),
             ..*self
         }
     }
 }
 
-/// Filters are equal when they save the same fields (a write's buffers and the overflow's
-/// table sizes aside).
+/// Filters are equal when they save the same fields (the overflow's table sizes aside).
 impl PartialEq for LineFilter {
     fn eq(&self, other: &Self) -> bool {
         let (mut mine, mut theirs) = (Vec::new(), Vec::new());
@@ -77,19 +72,6 @@ impl PartialEq for LineFilter {
         other.encode(&mut theirs);
         self.items == other.items && mine == theirs
     }
-}
-
-/// A write's buffers ([`LineFilter::scratch`]), kept between writes.
-#[derive(Debug, Default)]
-pub(crate) struct Scratch {
-    /// A growth step's entries.
-    pub(crate) entries: Vec<Entry>,
-    /// Each target line's.
-    pub(crate) targets: [Vec<Entry>; 2 * G0 as usize],
-    /// Those a growth step sends to the overflow.
-    pub(crate) spills: Vec<(u64, Entry)>,
-    /// The slots a full line sheds.
-    pub(crate) shed: Vec<u32>,
 }
 
 /// Where an item is looked for: its line, its bucket's cells, the item's cell and slot.
@@ -139,7 +121,7 @@ pub(crate) fn cells_of(k: u64, g: u64) -> Cells {
 /// Line of bucket `k` of group `j` at `level`: the lines only ever grow at the end, and a
 /// group's `2 * G0` lines are the next level's groups `j` and `j + 2^level` without a move.
 #[inline(always)]
-pub(crate) fn physical(j: u64, k: u64, level: u32) -> u64 {
+pub(crate) fn physical(j: u64, k: u64, level: u8) -> u64 {
     j + (k << level)
 }
 
@@ -156,13 +138,13 @@ impl LineFilter {
             error,
             capacity,
             widths,
-            level,
+            // At most MAX_START_LEVEL.
+            level: level as u8,
             pass: 0,
             next: 0,
             items: 0,
             segments: Vec::new(),
             overflow: Overflow::new(&widths),
-            scratch: Default::default(),
         };
         let lines = G0 << level;
         let needed = lines * 64;
@@ -237,8 +219,10 @@ impl LineFilter {
             let mut grown = lines::zeroed(wanted)?;
             hints::advise_huge_pages_from(&mut grown, 0);
             if last_full {
+                // One more, not the doubling a Vec grows by: a small filter's table stays 16
+                // bytes, not 64.
                 self.segments
-                    .try_reserve(1)
+                    .try_reserve_exact(1)
                     .map_err(|_| FilterError::OutOfMemory {
                         needed: std::mem::size_of::<Block<Line>>() as u64,
                     })?;
@@ -426,20 +410,13 @@ impl LineFilter {
     }
 
     /// Moves its blocks where the server's defrag allocator says: the segments' table and
-    /// each segment, the overflow's tables, a write's buffers.
+    /// each segment, the overflow's tables.
     pub fn defrag(&mut self, d: &mut Defrag) {
         d.vec(&mut self.segments);
         for segment in &mut self.segments {
             d.block(segment);
         }
         self.overflow.defrag(d);
-        let b = &mut self.scratch;
-        d.vec(&mut b.entries);
-        for target in &mut b.targets {
-            d.vec(target);
-        }
-        d.vec(&mut b.spills);
-        d.vec(&mut b.shed);
     }
 
     /// Bytes counted against the per-filter limit on every growth step, without a walk: the
@@ -449,20 +426,11 @@ impl LineFilter {
     }
 
     /// Bytes its allocations take from the allocator (not its own struct): the segments and
-    /// their table, the overflow, a write's buffers.
+    /// their table, the overflow.
     pub fn heap_bytes(&self) -> u64 {
         let segments: u64 = self.segments.iter().map(|s| allocated(s.len() * 64)).sum();
         let table = allocated(self.segments.capacity() * std::mem::size_of::<Block<Line>>());
-        let entry = std::mem::size_of::<Entry>();
-        let b = &self.scratch;
-        let scratch = allocated(b.entries.capacity() * entry)
-            + b.targets
-                .iter()
-                .map(|t| allocated(t.capacity() * entry))
-                .sum::<u64>()
-            + allocated(b.spills.capacity() * std::mem::size_of::<(u64, Entry)>())
-            + allocated(b.shed.capacity() * 4);
-        segments + table + self.overflow.heap_bytes() + scratch
+        segments + table + self.overflow.heap_bytes()
     }
 }
 

@@ -21,7 +21,7 @@
 //! otherwise still reads this one; the line count follows from the level, pass and next group.
 
 use crate::codec::{machine_memory, DecodeError, FieldReader, FieldWriter, CHUNK_BYTES};
-use crate::growing::lines::filter::{cells_of, max_level, Cells, LineFilter, Scratch};
+use crate::growing::lines::filter::{cells_of, max_level, Cells, LineFilter};
 use crate::growing::lines::line::{span, Bucket, Entry, Widths, CELL_BITS, G0};
 use crate::growing::lines::overflow::Overflow;
 use crate::lines::Line;
@@ -91,13 +91,12 @@ pub(crate) fn empty(p: &Parameters) -> Result<LineFilter, DecodeError> {
         error: p.error,
         capacity: p.capacity,
         widths,
-        level,
-        pass,
+        level: level as u8,
+        pass: pass as u8,
         next: p.next,
         items: p.items,
         segments: Vec::new(),
         overflow: Overflow::new(&widths),
-        scratch: Scratch::default(),
     })
 }
 
