@@ -344,3 +344,15 @@ fn the_first_growing_filters_saved_load_answer_and_save_as_they_did() {
         "528ee46841d4f181a75b38bc4da7ff422a71d46a",
     );
 }
+
+/// The one-line layout's first filter: it grows on by lines and growth steps as they always
+/// went.
+#[test]
+fn the_first_one_line_filters_saved_load_answer_and_save_as_they_did() {
+    a_saved_growing_filter_loads_answers_and_saves_as_it_did(
+        "lines",
+        "52a9f869fa7661c6606cc1375fa08b63fd203641",
+        29_914,
+        "a0af24d534d2d85189db0cd8a52c84708688a541",
+    );
+}
