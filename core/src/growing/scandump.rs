@@ -11,13 +11,11 @@
 //! starts at chunk `it - 1` and answers `it + records`, so the iterator a LOADCHUNK gets says
 //! where its records end, as a Bloom stream's says where its bytes end.
 
-use std::borrow::Cow;
-
 use crate::codec::DecodeError;
 use crate::growing::builder::{self, Parameters};
 use crate::growing::filter::Growing;
 use crate::growing::records;
-use crate::scandump::engine::{DumpError, Fields, Scan, MAX_CHUNK};
+use crate::scandump::engine::{first_record, record_step, DumpError, Fields, Scan, MAX_CHUNK};
 use crate::scandump::options::{COMMON_HEADER, GROWING_OPTIONS};
 
 /// Bytes of the dialect's fields.
@@ -46,17 +44,9 @@ pub(crate) fn header(g: &Growing) -> Vec<u8> {
 
 /// The data step at `iterator >= 1`.
 pub(crate) fn scan(g: &Growing, iterator: i64) -> Scan<'_> {
-    let Some(first) = iterator.checked_sub(1).and_then(|p| u64::try_from(p).ok()) else {
-        return Scan::End;
-    };
-    if first >= g.chunk_count() {
-        return Scan::End;
-    }
-    let (data, next) = records::piece(g, first, MAX_CHUNK);
-    Scan::Chunk {
-        next: (next + 1) as i64,
-        data: Cow::Owned(data),
-    }
+    record_step(iterator, g.chunk_count(), |first| {
+        records::piece(g, first, MAX_CHUNK)
+    })
 }
 
 /// An empty filter from a header whose common fields were read; `max_bytes` bounds its table.
@@ -86,10 +76,7 @@ pub(crate) fn from_header(
 /// end at chunk `iterator - 1`.
 pub(crate) fn load_chunk(g: &mut Growing, iterator: i64, data: &[u8]) -> Result<(), DumpError> {
     let chunks = records::decode(g, data)?;
-    let first = u64::try_from(iterator)
-        .ok()
-        .and_then(|it| it.checked_sub(1 + chunks.len() as u64))
-        .ok_or(DumpError::BadData(None))?;
+    let first = first_record(iterator, chunks.len() as u64)?;
     records::install(g, first, chunks)?;
     Ok(())
 }

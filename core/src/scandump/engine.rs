@@ -63,6 +63,37 @@ pub enum Scan<'a> {
     End,
 }
 
+/// The data step at `iterator >= 1` of a stream whose iterators count records (a growing
+/// filter's chunks or lines), not bytes: `piece` makes the step of the records from `iterator
+/// - 1` and says the record after its last; the step answers with that record's iterator.
+/// End from record `records` on, or for an iterator below 1.
+pub(crate) fn record_step<'a>(
+    iterator: i64,
+    records: u64,
+    piece: impl FnOnce(u64) -> (Vec<u8>, u64),
+) -> Scan<'a> {
+    let first = iterator.checked_sub(1).and_then(|p| u64::try_from(p).ok());
+    match first {
+        Some(first) if first < records => {
+            let (data, next) = piece(first);
+            Scan::Chunk {
+                next: (next + 1) as i64,
+                data: Cow::Owned(data),
+            }
+        }
+        _ => Scan::End,
+    }
+}
+
+/// The first record of a step of `count` records that LOADCHUNK got with `iterator` (the one
+/// its SCANDUMP answered, which names the record after its last).
+pub(crate) fn first_record(iterator: i64, count: u64) -> Result<u64, DumpError> {
+    u64::try_from(iterator)
+        .ok()
+        .and_then(|it| it.checked_sub(1 + count))
+        .ok_or(DumpError::BadData(None))
+}
+
 /// How much of an array a chunk takes from its position.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub(crate) enum ChunkRule {

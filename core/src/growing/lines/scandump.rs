@@ -10,12 +10,12 @@
 //! entries), at most [`MAX_CHUNK`] bytes: the step at iterator `it` starts at line `it - 1`
 //! and answers `it + lines`, so the iterator a LOADCHUNK gets says where its lines end.
 
-use std::borrow::Cow;
-
 use crate::codec::DecodeError;
 use crate::growing::lines::filter::LineFilter;
 use crate::growing::lines::format::{self, Parameters};
-use crate::scandump::engine::{check_limit, DumpError, Fields, Scan, MAX_CHUNK};
+use crate::scandump::engine::{
+    check_limit, first_record, record_step, DumpError, Fields, Scan, MAX_CHUNK,
+};
 use crate::scandump::options::{COMMON_HEADER, LINES_OPTIONS};
 
 /// Bytes of the dialect's fields.
@@ -42,17 +42,9 @@ pub(crate) fn header(f: &LineFilter) -> Vec<u8> {
 
 /// The data step at `iterator >= 1`.
 pub(crate) fn scan(f: &LineFilter, iterator: i64) -> Scan<'_> {
-    let Some(first) = iterator.checked_sub(1).and_then(|p| u64::try_from(p).ok()) else {
-        return Scan::End;
-    };
-    if first >= f.line_count() {
-        return Scan::End;
-    }
-    let (data, next) = format::piece(f, first, MAX_CHUNK);
-    Scan::Chunk {
-        next: (next + 1) as i64,
-        data: Cow::Owned(data),
-    }
+    record_step(iterator, f.line_count(), |first| {
+        format::piece(f, first, MAX_CHUNK)
+    })
 }
 
 /// A filter with its lines (empty) from a header whose common fields were read, within
@@ -87,10 +79,7 @@ pub(crate) fn from_header(
 /// at line `iterator - 1`.
 pub(crate) fn load_chunk(f: &mut LineFilter, iterator: i64, data: &[u8]) -> Result<(), DumpError> {
     let piece = format::decode_piece(data)?;
-    let first = u64::try_from(iterator)
-        .ok()
-        .and_then(|it| it.checked_sub(1 + piece.lines()))
-        .ok_or(DumpError::BadData(None))?;
+    let first = first_record(iterator, piece.lines())?;
     format::install(f, first, piece)?;
     Ok(())
 }
