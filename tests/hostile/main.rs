@@ -159,9 +159,15 @@ fn assert_consistent(con: &mut redis::Connection, key: &str, context: &str) {
         let line = String::from_utf8_lossy(line);
         let field = |name: &str| line.split(' ').find_map(|w| w.strip_prefix(name));
         if line.starts_with("layout:expandable") {
-            // A growing filter: its capacity is what its chunks hold before the next split.
-            let chunks: u64 = field("chunks:").and_then(|c| c.parse().ok()).unwrap();
-            sum = sum.saturating_add(192 * chunks);
+            // A growing filter: its capacity is what its lines hold at their mean load (the
+            // one-line layout), or its chunks before the next split (the chunk layout).
+            let number = |name: &str| -> u64 { field(name).and_then(|c| c.parse().ok()).unwrap() };
+            let held = if field("format:") == Some("lines") {
+                number("lines:") * number("load:")
+            } else {
+                192 * number("chunks:")
+            };
+            sum = sum.saturating_add(held);
             continue;
         }
         // a u64: a LOADCHUNK header may claim any link capacity (BF.INFO saturates at i64::MAX)
