@@ -202,8 +202,10 @@ impl LineFilter {
         &mut self.segments[(b >> SEGMENT_LOG) as usize][(b & (SEGMENT - 1)) as usize]
     }
 
-    /// Makes room for `lines` lines in all (new ones zeroed): the last segment grows by an
-    /// eighth at least, to the end of the allocator's size class (which it would round the
+    /// Makes room for `lines` lines in all (new ones zeroed): the last segment grows by a
+    /// 32nd at least (an eighth left 2% of a 2M-item filter unused on a server whose allocator
+    /// has no size classes: 1.49 times a reserved filter's memory, not 1.47), to the end of the
+    /// allocator's size class (which it would round the
     /// block up to anyway: up to a quarter past 16 KiB), full segments follow. On a refusal
     /// nothing changed.
     pub(crate) fn reserve_lines(&mut self, lines: u64) -> Result<(), FilterError> {
@@ -221,7 +223,9 @@ impl LineFilter {
             } else {
                 room(&self.segments) - full * SEGMENT
             };
-            let wanted = (lines - full * SEGMENT).max(last * 9 / 8 + 1).min(SEGMENT);
+            let wanted = (lines - full * SEGMENT)
+                .max(last + last / 32 + 1)
+                .min(SEGMENT);
             let wanted = (allocated(wanted as usize * 64) / 64).min(SEGMENT) as usize;
             let mut grown = lines::zeroed(wanted)?;
             hints::advise_huge_pages_from(&mut grown, 0);

@@ -27,15 +27,16 @@ pub(crate) const FOREIGN_END: u32 = 495;
 /// Foreign entries a line holds at most (3 bits of the trailer).
 pub(crate) const MAX_FOREIGN: u32 = 7;
 
-/// Bits of a line's own room the mean load fills: 81% (at 1%, 29 entries of 12 bits; a
-/// fuller line overflowed more than twice as often, docs/growing.md).
-const LOAD_BITS: u32 = 348;
+/// Bits of a line's own room the mean load fills: 87% (at 1%, 31 entries of 12 bits). At 81%
+/// (29) a line overflowed half as often, but a 2M-item filter took 1.57 times a reserved
+/// filter's memory on an allocator without size classes (Valkey 9.1's), 1.49-1.50 at 87%.
+const LOAD_BITS: u32 = 372;
 
 /// The rate an entry of `rem` bits gives, over `2^-rem` a compared entry, for a line of
 /// `load` entries: the entries of a cell a lookup meets and their aging over 20 levels, as
-/// measured (0.86% at 104.9M items with 10 bits and 29 a line; 0.064% at 2M with 13 and 23),
-/// with a tenth to spare.
-const RATE_PER_LOAD: f64 = 0.34;
+/// measured (0.86% at 104.9M items with 10 bits and 29 a line, 0.304 a load; 0.064% at 2M
+/// with 13 and 23), with 8% to spare (a tenth left 31 a line just over 1%).
+const RATE_PER_LOAD: f64 = 0.33;
 
 /// The most remainder bits a slot holds (slots of up to 32 bits: a 64-bit hash's level,
 /// cell and remainder bits must fit it).

@@ -41,7 +41,7 @@ fn widths_follow_the_rate() {
         Some(Widths {
             rem: 10,
             slot: 11,
-            load: 29
+            load: 31
         })
     );
     assert_eq!(
@@ -49,7 +49,7 @@ fn widths_follow_the_rate() {
         Some(Widths {
             rem: 13,
             slot: 14,
-            load: 23
+            load: 24
         })
     );
     assert_eq!(Widths::for_rate(0.5).map(|w| w.rem), Some(7));
@@ -173,8 +173,8 @@ fn a_refused_growth_changes_nothing() {
 #[test]
 fn a_large_capacity_starts_wide() {
     let f = LineFilter::new(0.01, 2_000_000, 1, u64::MAX).unwrap();
-    // 2M over 4 * 29 a group: 2^14 groups of 4 lines.
-    assert_eq!(f.line_count(), 4 << 14);
+    // 2M over 4 * 31 a group: 2^13 groups of 4 lines.
+    assert_eq!(f.line_count(), 4 << 13);
     let huge = LineFilter::new(0.01, 1 << 40, 1, u64::MAX).unwrap();
     assert_eq!(
         huge.line_count(),
